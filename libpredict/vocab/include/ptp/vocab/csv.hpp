@@ -1,0 +1,47 @@
+#pragma once
+// RFC 4180 CSV with located errors (file:line:column). Used for the datasets (ptp-train reads what
+// ptp-profile writes) and for --format csv output.
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptp {
+
+struct CsvRow {
+  int line = 0;  // 1-based line where the row starts
+  std::vector<std::string> cells;
+};
+
+class CsvTable {
+ public:
+  static CsvTable read_file(const std::string& path, std::size_t max_bytes = 256u << 20);
+  static CsvTable parse(const std::string& text, const std::string& name);
+
+  const std::string& file() const { return file_; }
+  const std::vector<std::string>& header() const { return header_; }
+  const std::vector<CsvRow>& rows() const { return rows_; }
+  bool has_column(const std::string& name) const { return index_.count(name) > 0; }
+  std::size_t column(const std::string& name) const;  // throws naming the file and the missing column
+  void require_columns(const std::vector<std::string>& names) const;
+
+  // Typed access with errors naming file:line, the column and the bad value.
+  const std::string& text(const CsvRow& row, const std::string& col) const;
+  std::optional<double> number(const CsvRow& row, const std::string& col) const;  // empty cell -> nullopt
+  double positive(const CsvRow& row, const std::string& col) const;               // required, > 0, finite
+
+ private:
+  std::string file_;
+  std::vector<std::string> header_;
+  std::map<std::string, std::size_t> index_;
+  std::vector<CsvRow> rows_;
+};
+
+std::string csv_escape(const std::string& cell);
+std::string csv_line(const std::vector<std::string>& cells);  // with trailing newline
+
+// Writes to a temporary file in the same directory, then renames: readers never see a partial file.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace ptp

@@ -1,0 +1,19 @@
+#pragma once
+// Errors users can fix (bad YAML, CSV, flags, bundles) are InputError: the CLI prints what() as one
+// line and exits 2. Anything else escaping to main is a bug and exits 1.
+#include <stdexcept>
+#include <string>
+
+namespace ptp {
+
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+  // "file:line:column: field: problem" with the parts that are known.
+  InputError(const std::string& file, int line, int column, const std::string& field,
+             const std::string& problem);
+};
+
+std::string format_location(const std::string& file, int line, int column);
+
+}  // namespace ptp

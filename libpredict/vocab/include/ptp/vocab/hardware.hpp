@@ -1,0 +1,68 @@
+#pragma once
+// GPU and fabric catalogs: data from public spec sheets in configs/gpus/*.yaml and
+// configs/fabrics/*.yaml. A new GPU is one YAML file; nothing here knows a GPU by name.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ptp {
+
+struct GpuSpec {
+  std::string id, name, architecture, chip, form_factor, memory_type, default_inter_node, source;
+  std::vector<std::string> aliases;
+  double compute_capability = 0;  // 8.0
+  int sms = 0;
+  double boost_clock_mhz = 0;
+  double memory_gb = 0;
+  double memory_bandwidth_gbs = 0;
+  double l2_cache_mb = 0;
+  double tdp_w = 0;
+  std::map<std::string, double> peak_tflops;  // dense peaks by math mode
+  std::string intra_kind;
+  double intra_bandwidth_gbs = 0;  // per GPU, one direction
+  int max_gpus_per_node = 8;
+  bool intra_switched = false;
+  int pcie_gen = 3;
+  int launch_year = 0;
+
+  int sm_version() const { return static_cast<int>(compute_capability * 10 + 0.5); }
+  bool has_math(const std::string& math) const;
+  double peak_flops(const std::string& math) const;  // FLOP/s, 0 when absent
+  double memory_bytes() const { return memory_gb * 1e9; }
+  double bandwidth_bytes_per_s() const { return memory_bandwidth_gbs * 1e9; }
+};
+
+struct FabricSpec {
+  std::string id, name, source;
+  double per_gpu_bandwidth_gbs = 0;
+  double latency_us = 5;
+};
+
+template <typename Spec>
+class Catalog {
+ public:
+  void add(Spec spec, const std::string& origin);
+  const Spec* find(const std::string& id_or_alias) const;
+  // Throws InputError "unknown <kind> 'x' (did you mean ...)"; `where` prefixes the message.
+  const Spec& get(const std::string& id_or_alias, const std::string& where) const;
+  std::vector<std::string> ids() const;
+  const std::vector<Spec>& all() const { return specs_; }
+  std::string kind;
+
+ private:
+  std::vector<Spec> specs_;
+  std::map<std::string, std::size_t> by_key_;  // lower-cased id and aliases
+};
+
+using GpuCatalog = Catalog<GpuSpec>;
+using FabricCatalog = Catalog<FabricSpec>;
+
+GpuSpec parse_gpu_spec(const std::string& path);
+FabricSpec parse_fabric_spec(const std::string& path);
+GpuCatalog load_gpu_catalog(const std::string& dir);
+FabricCatalog load_fabric_catalog(const std::string& dir);
+
+// configs/ root: $PTP_CONFIG_DIR, else the source tree's configs/ compiled in, else next to the binary.
+std::string config_root();
+
+}  // namespace ptp

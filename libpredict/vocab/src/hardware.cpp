@@ -1,0 +1,161 @@
+#include "ptp/vocab/hardware.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/suggest.hpp"
+#include "ptp/vocab/yaml_reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ptp {
+
+bool GpuSpec::has_math(const std::string& math) const {
+  auto it = peak_tflops.find(math);
+  return it != peak_tflops.end() && it->second > 0;
+}
+
+double GpuSpec::peak_flops(const std::string& math) const {
+  auto it = peak_tflops.find(math);
+  return it == peak_tflops.end() ? 0.0 : it->second * 1e12;
+}
+
+template <typename Spec>
+void Catalog<Spec>::add(Spec spec, const std::string& origin) {
+  std::vector<std::string> keys{spec.id};
+  if constexpr (std::is_same_v<Spec, GpuSpec>) keys.insert(keys.end(), spec.aliases.begin(), spec.aliases.end());
+  for (const auto& k : keys) {
+    auto lk = to_lower(k);
+    if (by_key_.count(lk))
+      throw InputError(origin, 0, 0, "", "id or alias '" + k + "' is already used by " + specs_[by_key_[lk]].id);
+  }
+  specs_.push_back(std::move(spec));
+  for (const auto& k : keys) by_key_[to_lower(k)] = specs_.size() - 1;
+}
+
+template <typename Spec>
+const Spec* Catalog<Spec>::find(const std::string& id_or_alias) const {
+  auto it = by_key_.find(to_lower(id_or_alias));
+  return it == by_key_.end() ? nullptr : &specs_[it->second];
+}
+
+template <typename Spec>
+const Spec& Catalog<Spec>::get(const std::string& id_or_alias, const std::string& where) const {
+  if (const Spec* s = find(id_or_alias)) return *s;
+  throw InputError(where + "unknown " + kind + " '" + id_or_alias + "'" + did_you_mean(id_or_alias, ids()));
+}
+
+template <typename Spec>
+std::vector<std::string> Catalog<Spec>::ids() const {
+  std::vector<std::string> out;
+  for (const auto& s : specs_) out.push_back(s.id);
+  return out;
+}
+
+template class Catalog<GpuSpec>;
+template class Catalog<FabricSpec>;
+
+namespace {
+std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
+
+void check_id_matches_file(const YamlReader& doc, const std::string& id, const std::string& path) {
+  if (id != stem_of(path)) doc.child("id").fail("id '" + id + "' must equal the file name '" + stem_of(path) + "'");
+}
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(dir, 0, 0, "", "catalog directory not found");
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+}  // namespace
+
+GpuSpec parse_gpu_spec(const std::string& path) {
+  auto doc = YamlReader::load_file(path);
+  doc.check_keys({"id", "name", "aliases", "architecture", "chip", "compute_capability", "form_factor", "sms",
+                  "boost_clock_mhz", "memory_gb", "memory_type", "memory_bandwidth_gbs", "l2_cache_mb", "tdp_w",
+                  "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "source", "notes"});
+  GpuSpec g;
+  g.id = doc.get_string("id");
+  check_id_matches_file(doc, g.id, path);
+  g.name = doc.get_string("name");
+  if (auto a = doc.optional_child("aliases")) {
+    for (std::size_t i = 0; i < a->size(); ++i) g.aliases.push_back(a->element(i).as_string());
+  }
+  g.architecture = doc.get_string("architecture");
+  g.chip = doc.get_string("chip", "");
+  g.compute_capability = doc.get_number("compute_capability", 3.0, 20.0);
+  g.form_factor = doc.get_string("form_factor", "");
+  g.sms = static_cast<int>(doc.get_int("sms", 1, 1000));
+  g.boost_clock_mhz = doc.get_number("boost_clock_mhz", 100, 5000);
+  g.memory_gb = doc.get_number("memory_gb", 0.5, 10000);
+  g.memory_type = doc.get_string("memory_type", "");
+  g.memory_bandwidth_gbs = doc.get_number("memory_bandwidth_gbs", 10, 100000);
+  g.l2_cache_mb = doc.get_number("l2_cache_mb", 0, 1000, 0);
+  g.tdp_w = doc.get_number("tdp_w", 0, 5000, 0);
+  auto peaks = doc.child("peak_tflops");
+  peaks.expect_map();
+  for (const auto& key : peaks.keys()) g.peak_tflops[key] = peaks.get_number(key, 0, 1e6);
+  if (!g.has_math("fp32")) peaks.fail("fp32 peak is required");
+  auto intra = doc.child("intra_node");
+  intra.check_keys({"kind", "bandwidth_gbs", "max_gpus_per_node", "switched"});
+  g.intra_kind = intra.get_string("kind");
+  g.intra_bandwidth_gbs = intra.get_number("bandwidth_gbs", 0.1, 1e5);
+  g.max_gpus_per_node = static_cast<int>(intra.get_int("max_gpus_per_node", 1, 1024, 8));
+  g.intra_switched = intra.get_bool("switched", false);
+  g.pcie_gen = static_cast<int>(doc.get_int("pcie_gen", 1, 10, 3));
+  g.default_inter_node = doc.get_string("default_inter_node", "eth-100");
+  g.launch_year = static_cast<int>(doc.get_int("launch_year", 1990, 2100, 0));
+  g.source = doc.get_string("source", "");
+  return g;
+}
+
+FabricSpec parse_fabric_spec(const std::string& path) {
+  auto doc = YamlReader::load_file(path);
+  doc.check_keys({"id", "name", "per_gpu_bandwidth_gbs", "latency_us", "source", "notes"});
+  FabricSpec f;
+  f.id = doc.get_string("id");
+  check_id_matches_file(doc, f.id, path);
+  f.name = doc.get_string("name", f.id);
+  f.per_gpu_bandwidth_gbs = doc.get_number("per_gpu_bandwidth_gbs", 0.01, 1e5);
+  f.latency_us = doc.get_number("latency_us", 0, 1e4, 5);
+  f.source = doc.get_string("source", "");
+  return f;
+}
+
+GpuCatalog load_gpu_catalog(const std::string& dir) {
+  GpuCatalog c;
+  c.kind = "GPU";
+  for (const auto& f : yaml_files(dir)) c.add(parse_gpu_spec(f), f);
+  return c;
+}
+
+FabricCatalog load_fabric_catalog(const std::string& dir) {
+  FabricCatalog c;
+  c.kind = "fabric";
+  for (const auto& f : yaml_files(dir)) c.add(parse_fabric_spec(f), f);
+  return c;
+}
+
+std::string config_root() {
+  if (const char* env = std::getenv("PTP_CONFIG_DIR"); env && *env) return env;
+  std::error_code ec;
+#ifdef PTP_SOURCE_CONFIG_DIR
+  if (fs::is_directory(PTP_SOURCE_CONFIG_DIR, ec)) return PTP_SOURCE_CONFIG_DIR;
+#endif
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (auto p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path()) {
+      if (fs::is_directory(p / "configs" / "gpus", ec)) return (p / "configs").string();
+      if (fs::is_directory(p / "share" / "ptp" / "configs", ec)) return (p / "share" / "ptp" / "configs").string();
+    }
+  }
+  return "configs";
+}
+
+}  // namespace ptp

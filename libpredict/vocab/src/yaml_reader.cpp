@@ -1,0 +1,192 @@
+#include "ptp/vocab/yaml_reader.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/suggest.hpp"
+
+namespace ptp {
+
+namespace {
+std::string join_path(const std::string& base, const std::string& key) {
+  return base.empty() ? key : base + "." + key;
+}
+std::string describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  std::string s = n.Scalar();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return "'" + s + "'";
+}
+}  // namespace
+
+YamlReader YamlReader::load_string(const std::string& text, const std::string& name) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    return YamlReader(root, name, "");
+  } catch (const YAML::Exception& e) {
+    throw InputError(name, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
+  }
+}
+
+YamlReader YamlReader::load_file(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "", "cannot read file");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, 0, "", "cannot read file");
+  std::string text = buf.str();
+  if (text.size() > max_bytes)
+    throw InputError(path, 0, 0, "", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
+  if (text.find('\0') != std::string::npos) throw InputError(path, 0, 0, "", "binary data, expected YAML text");
+  auto reader = load_string(text, path);
+  if (!reader.node_.IsDefined() || reader.node_.IsNull())
+    throw InputError(path, 0, 0, "", "empty document, expected a YAML mapping");
+  return reader;
+}
+
+int YamlReader::line() const { return node_.IsDefined() ? node_.Mark().line + 1 : 0; }
+int YamlReader::column() const { return node_.IsDefined() ? node_.Mark().column + 1 : 0; }
+
+void YamlReader::fail(const std::string& problem) const {
+  int l = line(), c = column();
+  if (l <= 0) c = 0;
+  throw InputError(file_, l, c, path_, problem);
+}
+
+void YamlReader::expect_map() const {
+  if (!node_.IsMap()) fail("expected a mapping, got " + describe(node_));
+}
+
+bool YamlReader::has(const std::string& key) const {
+  if (!node_.IsMap()) return false;
+  auto n = node_[key];
+  return n.IsDefined() && !n.IsNull();
+}
+
+std::vector<std::string> YamlReader::keys() const {
+  std::vector<std::string> out;
+  if (!node_.IsMap()) return out;
+  for (const auto& kv : node_) {
+    if (kv.first.IsScalar()) out.push_back(kv.first.Scalar());
+  }
+  return out;
+}
+
+YamlReader YamlReader::child(const std::string& key) const {
+  expect_map();
+  auto n = node_[key];
+  if (!n.IsDefined() || n.IsNull()) {
+    throw InputError(file_, line(), column(), join_path(path_, key), "missing required field");
+  }
+  return YamlReader(n, file_, join_path(path_, key));
+}
+
+std::optional<YamlReader> YamlReader::optional_child(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return YamlReader(node_[key], file_, join_path(path_, key));
+}
+
+YamlReader YamlReader::element(std::size_t index) const {
+  if (!node_.IsSequence()) fail("expected a list, got " + describe(node_));
+  return YamlReader(node_[index], file_, path_ + "[" + std::to_string(index) + "]");
+}
+
+std::string YamlReader::as_string() const {
+  if (!node_.IsScalar()) fail("expected a string, got " + describe(node_));
+  return node_.Scalar();
+}
+
+double YamlReader::as_number(double min, double max) const {
+  if (!node_.IsScalar()) fail("expected a number, got " + describe(node_));
+  const std::string& s = node_.Scalar();
+  double v = 0;
+  try {
+    v = node_.as<double>();
+  } catch (const YAML::Exception&) {
+    fail("expected a number, got " + describe(node_));
+  }
+  if (!std::isfinite(v)) fail("expected a finite number, got '" + s + "'");
+  if (v < min || v > max) {
+    std::ostringstream msg;
+    msg << "value " << s << " out of range, expected " << min << " .. " << max;
+    fail(msg.str());
+  }
+  return v;
+}
+
+std::int64_t YamlReader::as_int(std::int64_t min, std::int64_t max) const {
+  if (!node_.IsScalar()) fail("expected an integer, got " + describe(node_));
+  std::int64_t v = 0;
+  try {
+    v = node_.as<std::int64_t>();
+  } catch (const YAML::Exception&) {
+    // Accept integral values written in exponent form (1e6) but nothing fractional.
+    double d = 0;
+    try {
+      d = node_.as<double>();
+    } catch (const YAML::Exception&) {
+      fail("expected an integer, got " + describe(node_));
+    }
+    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18)
+      fail("expected an integer, got " + describe(node_));
+    v = static_cast<std::int64_t>(d);
+  }
+  if (v < min || v > max)
+    fail("value " + std::to_string(v) + " out of range, expected " + std::to_string(min) + " .. " +
+         std::to_string(max));
+  return v;
+}
+
+bool YamlReader::as_bool() const {
+  if (!node_.IsScalar()) fail("expected true or false, got " + describe(node_));
+  try {
+    return node_.as<bool>();
+  } catch (const YAML::Exception&) {
+    fail("expected true or false, got " + describe(node_));
+  }
+}
+
+std::vector<double> YamlReader::as_number_list(double min, double max) const {
+  if (!node_.IsSequence()) fail("expected a list of numbers, got " + describe(node_));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < node_.size(); ++i) out.push_back(element(i).as_number(min, max));
+  return out;
+}
+
+std::string YamlReader::get_string(const std::string& key, const std::string& fallback) const {
+  auto c = optional_child(key);
+  return c ? c->as_string() : fallback;
+}
+double YamlReader::get_number(const std::string& key, double min, double max, double fallback) const {
+  auto c = optional_child(key);
+  return c ? c->as_number(min, max) : fallback;
+}
+std::int64_t YamlReader::get_int(const std::string& key, std::int64_t min, std::int64_t max,
+                                 std::int64_t fallback) const {
+  auto c = optional_child(key);
+  return c ? c->as_int(min, max) : fallback;
+}
+bool YamlReader::get_bool(const std::string& key, bool fallback) const {
+  auto c = optional_child(key);
+  return c ? c->as_bool() : fallback;
+}
+
+void YamlReader::check_keys(const std::vector<std::string>& allowed) const {
+  expect_map();
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) fail("mapping keys must be plain strings");
+    const std::string key = kv.first.Scalar();
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a == key;
+    if (!ok) {
+      throw InputError(file_, kv.first.Mark().line + 1, kv.first.Mark().column + 1, join_path(path_, key),
+                       "unknown key" + did_you_mean(key, allowed));
+    }
+  }
+}
+
+}  // namespace ptp
