@@ -117,12 +117,15 @@ GpuSpec parse_gpu_spec(const std::string& path) {
 
 FabricSpec parse_fabric_spec(const std::string& path) {
   auto doc = YamlReader::load_file(path);
-  doc.check_keys({"id", "name", "per_gpu_bandwidth_gbs", "latency_us", "source", "notes"});
+  doc.check_keys({"id", "name", "per_gpu_bandwidth_gbs", "per_node_bandwidth_gbs", "latency_us", "source", "notes"});
   FabricSpec f;
   f.id = doc.get_string("id");
   check_id_matches_file(doc, f.id, path);
   f.name = doc.get_string("name", f.id);
-  f.per_gpu_bandwidth_gbs = doc.get_number("per_gpu_bandwidth_gbs", 0.01, 1e5);
+  if (doc.has("per_gpu_bandwidth_gbs") == doc.has("per_node_bandwidth_gbs"))
+    doc.fail("give exactly one of per_gpu_bandwidth_gbs and per_node_bandwidth_gbs");
+  f.per_gpu_bandwidth_gbs = doc.get_number("per_gpu_bandwidth_gbs", 0.01, 1e5, 0);
+  f.per_node_bandwidth_gbs = doc.get_number("per_node_bandwidth_gbs", 0.01, 1e5, 0);
   f.latency_us = doc.get_number("latency_us", 0, 1e4, 5);
   f.source = doc.get_string("source", "");
   return f;

@@ -34,8 +34,13 @@ struct GpuSpec {
 
 struct FabricSpec {
   std::string id, name, source;
-  double per_gpu_bandwidth_gbs = 0;
+  double per_gpu_bandwidth_gbs = 0;   // one NIC (share) per GPU
+  double per_node_bandwidth_gbs = 0;  // NICs shared by all GPUs of a node
   double latency_us = 5;
+  // Bandwidth one node can push into the fabric, GB/s.
+  double node_bandwidth_gbs(int gpus_per_node) const {
+    return per_node_bandwidth_gbs > 0 ? per_node_bandwidth_gbs : per_gpu_bandwidth_gbs * gpus_per_node;
+  }
 };
 
 template <typename Spec>

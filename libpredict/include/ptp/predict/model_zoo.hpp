@@ -1,0 +1,46 @@
+#pragma once
+// Model descriptions: configs/models/<id>.yaml (a family generator + its parameters), a path to such a
+// YAML file, or a Hugging Face config.json. A new model is one YAML file; a new family is one source
+// file under src/models/ plus one line in family_registry.cpp.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ptp/predict/workload.hpp"
+#include "ptp/vocab/yaml_reader.hpp"
+
+namespace ptp {
+
+struct BuildContext {
+  double batch = 0;      // micro-batch per GPU in samples
+  int seq_len = 0;       // 0 when the job gives none
+  int depth = 0;         // nesting depth of composite models
+};
+
+struct ModelDesc {
+  std::string id, family, description, sample_unit = "samples", source_file;
+  bool sequence = false;           // needs seq_len
+  std::map<std::string, double> published;  // published reference figures (params_m, forward_gmacs, ...)
+  YamlReader params{YAML::Node(), "", ""};
+};
+
+using FamilyGenerator = void (*)(const YamlReader& params, const BuildContext& ctx, GraphBuilder& g);
+struct FamilyEntry {
+  const char* name;
+  FamilyGenerator generate;
+  const char* summary;
+};
+const std::vector<FamilyEntry>& model_families();
+FamilyGenerator find_family(const std::string& name, const YamlReader& where);
+
+// Accepts a zoo id, a path to a model YAML, or a path to a Hugging Face config.json.
+ModelDesc load_model(const std::string& id_or_path, const std::string& models_dir);
+ModelDesc parse_model_yaml(const YamlReader& doc);
+ModelDesc import_hf_config(const std::string& path);
+std::vector<std::string> zoo_ids(const std::string& models_dir);
+
+Workload build_workload(const ModelDesc& model, const BuildContext& ctx);
+// Runs a family generator on `params` (used by composite models).
+void generate_family(const std::string& family, const YamlReader& params, const BuildContext& ctx, GraphBuilder& g);
+
+}  // namespace ptp

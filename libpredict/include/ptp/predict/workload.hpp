@@ -1,0 +1,86 @@
+#pragma once
+// The workload: the list of ops one GPU runs for one micro-batch, with shapes, FLOPs and element
+// counts. Bytes are not stored: they depend on the precision policy and are derived in features.
+#include <string>
+#include <vector>
+
+namespace ptp {
+
+enum class OpKind { gemm, attention_bmm, fused_attention, conv, norm, softmax, elementwise, embedding, pooling, rnn, loss };
+const char* op_kind_name(OpKind k);
+
+struct Op {
+  std::string name;  // "layer3.block2.conv1"
+  OpKind kind = OpKind::elementwise;
+  int layer = 0;          // block index, for the trace and bucketing
+  double m = 0, n = 0, k = 0;  // forward GEMM view (convs as implicit GEMM), per instance
+  double batch = 1;       // independent GEMMs in one kernel (batched GEMM, groups)
+  double repeats = 1;     // sequential launches of this op (RNN time steps)
+  double fwd_flops = 0;   // all instances, all repeats
+  double bwd_flops = 0;
+  double elements_in = 0, elements_out = 0;  // activation elements read / written in forward
+  double params = 0;      // weight elements owned by this op
+  double saved = 0;       // activation elements kept for backward
+  bool input_grad = true; // false for the first op on raw data (no dgrad)
+  bool uses_gemm_math = false;  // runs on the GEMM math mode (tensor cores when the policy allows)
+};
+
+struct Workload {
+  std::string model_id;
+  std::string sample_unit = "samples";  // images | sequences | samples
+  double samples = 0;      // per micro-batch per GPU
+  double tokens = 0;       // per micro-batch per GPU (0 for non-sequence models)
+  int seq_len = 0;
+  std::vector<Op> ops;
+  int layers = 0;          // number of distinct layer indices
+  double params() const;
+  double fwd_flops() const;
+  double bwd_flops() const;
+  double saved_elements() const;
+};
+
+// Appends ops with consistent FLOP/element accounting; generators describe models only through it.
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(Workload& w) : w_(w) {}
+  void begin_layer() { ++layer_; }
+  int layer() const { return layer_; }
+  void set_prefix(const std::string& p) { prefix_ = p; }
+  const std::string& prefix() const { return prefix_; }
+
+  // y[rows x out] = x[rows x in] W (+ b)
+  // shared_weight: the weight belongs to another op (tied embeddings) and is not counted again
+  void linear(const std::string& name, double rows, double in, double out, bool bias = true,
+              bool input_grad = true, bool shared_weight = false);
+  // batch x [m x k] * [k x n], both operands activations (attention scores/context)
+  void bmm(const std::string& name, double batch, double m, double n, double k);
+  // FlashAttention-style fused kernel: q_len x kv_len scores never hit memory.
+  void fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len, double head_dim,
+                       bool causal);
+  // returns output spatial size; NCHW semantics, groups for ResNeXt/depthwise
+  struct Spatial { double h, w; };
+  Spatial conv2d(const std::string& name, double batch, double cin, Spatial in, double cout, double kernel,
+                 double stride, double groups = 1, bool bias = false, bool input_grad = true);
+  // 1-D convolution over time (speech models): returns output length
+  double conv1d(const std::string& name, double batch, double cin, double length, double cout, double kernel,
+                double stride = 1, double dilation = 1, bool bias = true);
+  void norm(const std::string& name, double elements, double channels);  // layer/batch/rms norm
+  void softmax(const std::string& name, double elements);
+  void elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
+  void embedding(const std::string& name, double lookups, double dim, double table_rows);
+  void pooling(const std::string& name, double elements_in, double elements_out);
+  // one LSTM/GRU layer over `steps` time steps; gates = 4 (LSTM) or 3 (GRU)
+  void rnn(const std::string& name, double batch, double steps, double in, double hidden, double gates,
+           bool bidirectional);
+  void loss(const std::string& name, double rows, double classes);
+
+  static constexpr std::size_t kMaxOps = 2'000'000;
+
+ private:
+  Op& add(Op op);
+  Workload& w_;
+  int layer_ = 0;
+  std::string prefix_;
+};
+
+}  // namespace ptp

@@ -1,0 +1,19 @@
+// The model families a model YAML can name. A new family: one generator source file + one line here.
+#include "ptp/predict/model_zoo.hpp"
+
+namespace ptp {
+
+void generate_transformer(const YamlReader&, const BuildContext&, GraphBuilder&);
+void generate_resnet(const YamlReader&, const BuildContext&, GraphBuilder&);
+void generate_composite(const YamlReader&, const BuildContext&, GraphBuilder&);
+
+const std::vector<FamilyEntry>& model_families() {
+  static const std::vector<FamilyEntry> families = {
+      {"transformer", generate_transformer, "encoder / decoder-only / encoder-decoder transformers, ViT"},
+      {"resnet", generate_resnet, "ResNet / ResNeXt / SE-ResNeXt (v1.5), truncatable backbones"},
+      {"composite", generate_composite, "explicit layer lists and compositions of families"},
+  };
+  return families;
+}
+
+}  // namespace ptp

@@ -1,0 +1,92 @@
+#include <algorithm>
+#include <filesystem>
+
+#include "ptp/predict/model_zoo.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/suggest.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ptp {
+
+FamilyGenerator find_family(const std::string& name, const YamlReader& where) {
+  std::vector<std::string> names;
+  for (const auto& f : model_families()) {
+    if (name == f.name) return f.generate;
+    names.emplace_back(f.name);
+  }
+  where.fail("unknown model family '" + name + "'" + did_you_mean(name, names));
+}
+
+void generate_family(const std::string& family, const YamlReader& params, const BuildContext& ctx, GraphBuilder& g) {
+  if (ctx.depth > 4) params.fail("models nest more than 4 levels deep");
+  find_family(family, params)(params, ctx, g);
+}
+
+ModelDesc parse_model_yaml(const YamlReader& doc) {
+  doc.check_keys({"id", "family", "description", "sample_unit", "sequence", "params", "published", "source", "notes"});
+  ModelDesc m;
+  m.id = doc.get_string("id");
+  m.family = doc.get_string("family");
+  find_family(m.family, doc.child("family"));
+  m.description = doc.get_string("description", "");
+  m.sample_unit = doc.get_string("sample_unit", "samples");
+  static const std::vector<std::string> units{"images", "sequences", "samples", "utterances", "tokens"};
+  if (std::find(units.begin(), units.end(), m.sample_unit) == units.end())
+    doc.child("sample_unit").fail("expected one of images | sequences | samples | utterances | tokens");
+  m.sequence = doc.get_bool("sequence", false);
+  m.params = doc.child("params");
+  m.params.expect_map();
+  if (auto pub = doc.optional_child("published")) {
+    pub->expect_map();
+    for (const auto& k : pub->keys()) m.published[k] = pub->get_number(k, 0, 1e15);
+  }
+  m.source_file = doc.file();
+  return m;
+}
+
+std::vector<std::string> zoo_ids(const std::string& models_dir) {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(models_dir, ec))
+    if (e.path().extension() == ".yaml") ids.push_back(e.path().stem().string());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+ModelDesc load_model(const std::string& id_or_path, const std::string& models_dir) {
+  std::error_code ec;
+  auto ends_with = [&](const char* suffix) {
+    const std::string sfx(suffix);
+    return id_or_path.size() > sfx.size() && id_or_path.compare(id_or_path.size() - sfx.size(), sfx.size(), sfx) == 0;
+  };
+  const bool looks_like_path = id_or_path.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".json");
+  if (looks_like_path) {
+    if (!fs::is_regular_file(id_or_path, ec)) throw InputError(id_or_path, 0, 0, "", "model file not found");
+    if (fs::path(id_or_path).extension() == ".json") return import_hf_config(id_or_path);
+    auto m = parse_model_yaml(YamlReader::load_file(id_or_path));
+    return m;
+  }
+  const auto path = (fs::path(models_dir) / (id_or_path + ".yaml")).string();
+  if (!fs::is_regular_file(path, ec))
+    throw InputError("unknown model '" + id_or_path + "'" + did_you_mean(id_or_path, zoo_ids(models_dir)) +
+                     "; expected a zoo id from " + models_dir + ", a model YAML path or a config.json path");
+  auto m = parse_model_yaml(YamlReader::load_file(path));
+  if (m.id != id_or_path) throw InputError(path, 0, 0, "id", "id '" + m.id + "' must equal the file name");
+  return m;
+}
+
+Workload build_workload(const ModelDesc& model, const BuildContext& ctx) {
+  Workload w;
+  w.model_id = model.id;
+  w.sample_unit = model.sample_unit;
+  w.samples = ctx.batch;
+  w.seq_len = ctx.seq_len;
+  GraphBuilder g(w);
+  generate_family(model.family, model.params, ctx, g);
+  if (w.ops.empty()) model.params.fail("model '" + model.id + "' produced no ops");
+  if (model.sequence) w.tokens = ctx.batch * ctx.seq_len;
+  return w;
+}
+
+}  // namespace ptp
