@@ -1,0 +1,56 @@
+// ptp-predict: predicted training time for YAML job specs. Exit codes: 0 ok, 2 bad input,
+// 3 over --max-hours/--max-cost, 1 internal error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "ptp/predict/predict_session.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/hardware.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ptp-predict: precision-aware training-time prediction from a YAML job spec"};
+  ptp::PredictRequest req;
+  std::vector<std::string> sets, sweeps;
+  std::string bundle, config_dir;
+  bool analytical = false;
+  double max_hours = -1, max_cost = -1;
+  app.add_option("jobs", req.job_files, "job spec YAML file(s)")->required();
+  app.add_option("--format", req.format, "table | json | jsonl | csv")->check(CLI::IsMember({"table", "json", "jsonl", "csv"}));
+  app.add_option("--set", sets, "override a spec field: key=value (repeatable)");
+  app.add_option("--sweep", sweeps, "sweep a field: key=v1,v2,... (repeatable; cross-product)");
+  app.add_option("--max-hours", max_hours, "exit 3 when the predicted wall time exceeds H hours")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-cost", max_cost, "exit 3 when the predicted cost exceeds USD")->check(CLI::NonNegativeNumber);
+  app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
+  app.add_option("--bundle", bundle, "learned model bundle directory (default: models/default when present)");
+  app.add_flag("--analytical", analytical, "ignore any learned bundle");
+  app.add_option("--config-dir", config_dir, "configs/ directory (GPU catalog, fabrics, model zoo)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "ptp-predict: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    if (config_dir.empty()) config_dir = ptp::config_root();
+    for (const auto& s : sets) req.overrides.push_back(ptp::parse_override(s));
+    for (const auto& s : sweeps) req.sweeps.push_back(ptp::parse_sweep_axis(s));
+    if (max_hours >= 0) req.max_hours = max_hours;
+    if (max_cost >= 0) req.max_cost = max_cost;
+    if (bundle.empty() && !analytical) bundle = ptp::default_bundle_dir(config_dir);
+    const ptp::Predictor predictor(config_dir, bundle, !analytical);
+    const auto out = ptp::run_predictions(req, predictor);
+    if (!req.trace_path.empty()) ptp::write_file_atomically(req.trace_path, out.trace_json);
+    std::fwrite(out.stdout_text.data(), 1, out.stdout_text.size(), stdout);
+    for (const auto& line : out.stderr_lines) std::cerr << "ptp-predict: " << line << "\n";
+    return out.exit_code;
+  } catch (const ptp::InputError& e) {
+    std::cerr << "ptp-predict: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ptp-predict: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

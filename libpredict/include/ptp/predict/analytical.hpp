@@ -1,0 +1,50 @@
+#pragma once
+// The analytical predictor: per-op roofline at the policy's dtypes with efficiency curves,
+// bucketed ring all-reduce over intra/inter-node links, backward/all-reduce overlap, optimizer and
+// loss-scaling passes, and a memory estimate. Always available; the learned bundle refines it.
+#include "ptp/predict/prediction.hpp"
+#include "ptp/predict/resolved_job.hpp"
+
+namespace ptp {
+
+// Efficiency-curve and overhead constants. Efficiency for a kernel doing `work` is
+// e_max * work / (work + peak_rate * t_half): small kernels cannot fill a big GPU, which is why a
+// constant efficiency overestimates new, faster GPUs.
+struct AnalyticalConstants {
+  double gemm_tc_emax = 0.72, gemm_simt_emax = 0.80, gemm_t_half_s = 6e-6;
+  double conv_tc_emax = 0.60, conv_simt_emax = 0.70;
+  double attention_emax = 0.55, fused_attention_emax = 0.50;
+  double rnn_emax = 0.55;
+  double memory_emax = 0.80, memory_t_half_s = 2e-6, gather_emax = 0.45;
+  double misaligned_tensor_core_factor = 0.5;  // dims not multiples of 8 at 16-bit, 16 at 8-bit
+  double launch_overhead_fwd_s = 10e-6, launch_overhead_bwd_s = 14e-6;  // PyTorch eager, per op
+  double step_overhead_s = 1.5e-3;       // optimizer.zero_grad, python step bookkeeping
+  double nvlink_efficiency = 0.78, pcie_efficiency = 0.70, inter_node_efficiency = 0.85;
+  double bucket_bytes = 25e6;            // PyTorch DDP default bucket
+  double collective_base_latency_s = 15e-6;
+  double overlap_efficiency = 0.85;      // fraction of backward usable to hide all-reduce
+  double loss_scale_sync_s = 1e-4;       // inf/nan check forces a host sync
+  double workspace_bytes = 1.0e9;        // CUDA context + cuBLAS/cuDNN workspaces
+  double log_sigma = 0.45;               // band: iteration * exp(+-1.2816 * sigma) for 80 %
+};
+
+struct OpTime {
+  double forward_s = 0, backward_s = 0;
+  double forward_launch_s = 0, backward_launch_s = 0;  // host time to launch the op
+};
+OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k);
+
+struct AllReduceEstimate {
+  double seconds = 0, last_bucket_s = 0, bus_bandwidth_gbs = 0;
+  int buckets = 0;
+};
+AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const AnalyticalConstants& k);
+
+MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants& k);
+
+Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k = {});
+
+// Steps, seconds, GPU-hours and cost from the per-iteration time.
+void fill_totals(const ResolvedJob& job, Prediction& p);
+
+}  // namespace ptp

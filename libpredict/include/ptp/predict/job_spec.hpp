@@ -1,0 +1,61 @@
+#pragma once
+// The YAML job spec ptp-predict reads (and every `runs` row can be written as). Every field is
+// validated here; errors name the file, line:column and field.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ptp/vocab/yaml_reader.hpp"
+
+namespace ptp {
+
+struct ClusterSpec {
+  std::string gpu;
+  int num_gpus = 1;
+  int gpus_per_node = 0;   // 0 until resolved: min(num_gpus, 8, GPU's max)
+  std::string inter_node;  // empty: the GPU's default fabric
+};
+
+struct RunSpec {
+  std::optional<double> steps, epochs, dataset_size, tokens;
+};
+
+struct ParallelismSpec {
+  int tensor = 1, pipeline = 1, virtual_pipeline = 1, context = 1, expert = 1;
+  int data = 0;  // 0: derived as num_gpus / (tensor * pipeline * context)
+  bool sequence_parallel = false;
+};
+
+struct JobSpec {
+  std::string file;  // where it came from, for messages
+  std::string model;
+  std::string precision;
+  std::string framework = "pytorch";
+  bool xla = false;
+  double batch_size = 0;    // micro-batch per GPU in samples (set from batch_tokens when given)
+  double batch_tokens = 0;  // tokens per GPU per micro-batch when the job is token-batched
+  int seq_len = 0;
+  int grad_accum = 1;
+  std::optional<double> global_batch_size;
+  std::string optimizer = "adamw";
+  ClusterSpec cluster;
+  RunSpec run;
+  std::optional<double> usd_per_gpu_hour;
+  ParallelismSpec parallelism;
+  std::string sharding = "none";
+  std::string activation_checkpointing = "none";
+};
+
+// key=value overrides (--set) are applied to the YAML tree before validation so they get the same
+// checks and messages as the file.
+using Override = std::pair<std::string, std::string>;
+Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
+void apply_override(YAML::Node& root, const Override& ov);
+
+JobSpec parse_job_spec(const YamlReader& doc);
+JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});
+// The job spec as YAML text (used to express `runs` rows and to echo resolved jobs).
+std::string job_spec_to_yaml(const JobSpec& job);
+
+}  // namespace ptp

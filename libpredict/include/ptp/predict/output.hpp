@@ -1,0 +1,27 @@
+#pragma once
+// Printers: one result model (Prediction), several renderings. Rendering returns strings so the CLI
+// writes nothing until every job has been predicted (no partial output on a bad input).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ptp/predict/prediction.hpp"
+
+namespace ptp {
+
+struct SweepRow {
+  std::vector<std::pair<std::string, std::string>> settings;  // the swept key=value pairs of this row
+  Prediction prediction;
+};
+
+nlohmann::json prediction_json(const Prediction& p);
+std::string render_json(const Prediction& p);                     // one pretty object
+std::string render_jsonl(const std::vector<SweepRow>& rows);      // one compact object per line
+std::string render_csv(const std::vector<SweepRow>& rows);        // header + one line per row
+std::string render_table(const Prediction& p);                    // readable report of one job
+std::string render_sweep_table(const std::vector<SweepRow>& rows);  // one line per row, speed-up vs first
+std::string render_chrome_trace(const Prediction& p);             // Perfetto / chrome://tracing JSON
+
+std::string human_duration(double seconds);
+
+}  // namespace ptp

@@ -1,0 +1,40 @@
+#pragma once
+// What `ptp-predict` does, as a library call: load jobs, expand sweeps, predict (learned bundle when
+// present, else analytical), render, and decide the exit code against budgets.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/output.hpp"
+#include "ptp/predict/predictor.hpp"
+
+namespace ptp {
+
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+SweepAxis parse_sweep_axis(const std::string& text);  // "precision=fp32,amp_fp16"
+
+struct PredictRequest {
+  std::vector<std::string> job_files;
+  std::vector<Override> overrides;
+  std::vector<SweepAxis> sweeps;
+  std::string format = "table";  // table | json | jsonl | csv
+  std::optional<double> max_hours, max_cost;
+  std::string trace_path;
+};
+
+struct PredictOutcome {
+  std::string stdout_text;
+  std::vector<std::string> stderr_lines;  // budget verdicts and notices
+  int exit_code = 0;                      // 0 ok, 3 over budget
+  std::string trace_json;                 // filled when a trace was requested
+};
+
+constexpr std::size_t kMaxSweepPoints = 1'000'000;
+
+PredictOutcome run_predictions(const PredictRequest& request, const Predictor& predictor);
+
+}  // namespace ptp

@@ -1,0 +1,48 @@
+#pragma once
+// A job spec joined with everything it names: GPU, fabric, precision policy, model and workload.
+// Validation that needs the catalogs (unknown ids, precision the GPU cannot run, missing seq_len)
+// happens here.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/model_zoo.hpp"
+#include "ptp/predict/workload.hpp"
+#include "ptp/vocab/hardware.hpp"
+#include "ptp/vocab/precision.hpp"
+
+namespace ptp {
+
+// Loaded once per process and shared by every prediction (sweeps predict thousands of jobs).
+class Catalogs {
+ public:
+  explicit Catalogs(const std::string& config_dir);
+  const GpuCatalog& gpus() const { return gpus_; }
+  const FabricCatalog& fabrics() const { return fabrics_; }
+  const std::string& models_dir() const { return models_dir_; }
+  const ModelDesc& model(const std::string& id_or_path) const;  // cached
+
+ private:
+  GpuCatalog gpus_;
+  FabricCatalog fabrics_;
+  std::string models_dir_;
+  mutable std::map<std::string, std::unique_ptr<ModelDesc>> models_;
+};
+
+struct ResolvedJob {
+  JobSpec job;
+  const GpuSpec* gpu = nullptr;
+  const FabricSpec* fabric = nullptr;
+  const PrecisionPolicy* policy = nullptr;
+  const ModelDesc* model = nullptr;
+  Workload workload;         // one micro-batch on one GPU (model-parallel shards applied)
+  int gpus_per_node = 1;
+  int nodes = 1;
+  int data_parallel = 1;
+  double samples_per_step = 0;  // global batch per optimizer step
+};
+
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs);
+
+}  // namespace ptp

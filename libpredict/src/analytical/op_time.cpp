@@ -1,0 +1,107 @@
+// Per-op roofline with efficiency curves at the precision policy's math mode and element sizes.
+#include <algorithm>
+#include <cmath>
+
+#include "ptp/predict/analytical.hpp"
+
+namespace ptp {
+
+namespace {
+
+bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == "jax"; }
+
+// Math mode an op runs in, after falling back when the GPU lacks the policy's mode.
+std::string op_math(const Op& op, const ResolvedJob& job) {
+  const auto& p = *job.policy;
+  const auto& g = *job.gpu;
+  if (!op.uses_gemm_math) return "fp32";
+  std::string math = (op.kind == OpKind::attention_bmm || op.kind == OpKind::fused_attention) ? p.attention_math
+                                                                                              : p.gemm_math;
+  if (!g.has_math(math)) math = p.fallback_math;
+  if (!g.has_math(math)) math = "fp32";
+  return math;
+}
+
+bool aligned_for_tensor_cores(const Op& op, const std::string& math) {
+  const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
+  return std::fmod(op.n, multiple) == 0 && std::fmod(op.k, multiple) == 0;
+}
+
+double saturating(double emax, double work, double rate, double t_half) {
+  return emax * work / (work + rate * t_half);
+}
+
+}  // namespace
+
+OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k) {
+  const auto& p = *job.policy;
+  const auto& g = *job.gpu;
+  const double bw = g.bandwidth_bytes_per_s();
+  const double reps = std::max(1.0, op.repeats);
+  OpTime t;
+
+  double fwd_bytes = 0;
+  double emax_compute = 0;
+  double peak = g.peak_flops("fp32");
+  switch (op.kind) {
+    case OpKind::gemm:
+    case OpKind::attention_bmm:
+    case OpKind::fused_attention:
+    case OpKind::conv:
+    case OpKind::rnn: {
+      const std::string math = op_math(op, job);
+      const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
+      peak = g.peak_flops(math);
+      const double io = tensor_core || math == "fp16_nontensor" ? p.gemm_io_bytes : 4.0;
+      fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
+      if (op.kind == OpKind::conv) emax_compute = tensor_core ? k.conv_tc_emax : k.conv_simt_emax;
+      else if (op.kind == OpKind::attention_bmm) emax_compute = k.attention_emax;
+      else if (op.kind == OpKind::fused_attention) emax_compute = k.fused_attention_emax;
+      else if (op.kind == OpKind::rnn) emax_compute = k.rnn_emax;
+      else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
+      if (tensor_core && !aligned_for_tensor_cores(op, math)) emax_compute *= k.misaligned_tensor_core_factor;
+      break;
+    }
+    case OpKind::norm:
+    case OpKind::softmax:
+    case OpKind::loss:
+      fwd_bytes = (op.elements_in + op.elements_out) * p.norm_softmax_bytes;
+      break;
+    case OpKind::elementwise:
+    case OpKind::pooling:
+      fwd_bytes = (op.elements_in + op.elements_out) * p.elementwise_bytes;
+      break;
+    case OpKind::embedding:
+      fwd_bytes = (op.elements_out * p.elementwise_bytes) + op.m * 8;
+      break;
+  }
+  // XLA and JAX fuse elementwise chains into their producers.
+  if (graph_compiled(job.job) && (op.kind == OpKind::elementwise || op.kind == OpKind::norm)) fwd_bytes *= 0.4;
+
+  auto kernel_time = [&](double flops, double bytes, double emax_mem) {
+    const double per_flops = flops / reps, per_bytes = bytes / reps;
+    double compute = 0;
+    if (per_flops > 0 && emax_compute > 0 && peak > 0)
+      compute = per_flops / (peak * saturating(emax_compute, per_flops, peak, k.gemm_t_half_s));
+    else if (per_flops > 0)
+      compute = per_flops / (g.peak_flops("fp32") * 0.5);
+    const double memory =
+        per_bytes > 0 ? per_bytes / (bw * saturating(emax_mem, per_bytes, bw, k.memory_t_half_s)) : 0;
+    return reps * std::max(compute, memory);
+  };
+  const double emax_mem = op.kind == OpKind::embedding ? k.gather_emax : k.memory_emax;
+  t.forward_s = kernel_time(op.fwd_flops, fwd_bytes, emax_mem);
+  // Backward reads the output gradient and the saved input, writes the input (and weight) gradients.
+  const double bwd_bytes = op.kind == OpKind::embedding ? 2 * fwd_bytes : 2 * fwd_bytes;
+  t.backward_s = kernel_time(op.bwd_flops, bwd_bytes, emax_mem);
+
+  double launch_scale = 1.0;
+  if (graph_compiled(job.job)) launch_scale = 0.25;
+  else if (job.job.framework == "tensorflow" || job.job.framework == "mxnet") launch_scale = 0.6;
+  const double fwd_kernels = reps, bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
+  t.forward_launch_s = fwd_kernels * k.launch_overhead_fwd_s * launch_scale;
+  t.backward_launch_s = bwd_kernels * k.launch_overhead_bwd_s * launch_scale;
+  return t;
+}
+
+}  // namespace ptp

@@ -1,0 +1,186 @@
+#include "ptp/predict/job_spec.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/precision.hpp"
+#include "ptp/vocab/suggest.hpp"
+
+namespace ptp {
+
+namespace {
+const std::vector<std::string> kTopKeys{"model", "precision", "framework", "xla", "batch_size", "batch_tokens",
+                                       "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
+                                       "cost", "parallelism", "sharding", "activation_checkpointing",
+                                       "sequence_parallel"};
+
+std::string one_of(const YamlReader& doc, const std::string& key, const std::string& fallback,
+                   const std::vector<std::string>& allowed) {
+  auto c = doc.optional_child(key);
+  if (!c) return fallback;
+  const std::string v = c->as_string();
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : " | ") + a;
+  c->fail("unknown value '" + v + "'" + did_you_mean(v, allowed) + "; expected " + list);
+}
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set/--sweep '" + text + "': expected key=value (e.g. cluster.num_gpus=16)");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+void apply_override(YAML::Node& root, const Override& ov) {
+  std::vector<std::string> parts;
+  std::stringstream ss(ov.first);
+  for (std::string p; std::getline(ss, p, '.');) {
+    if (p.empty()) throw InputError("--set '" + ov.first + "': empty path component");
+    parts.push_back(p);
+  }
+  if (parts.size() > 4) throw InputError("--set '" + ov.first + "': path too deep");
+  const auto& top = parts.front();
+  if (std::find(kTopKeys.begin(), kTopKeys.end(), top) == kTopKeys.end())
+    throw InputError("--set '" + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, kTopKeys));
+  YAML::Node value;
+  try {
+    value = YAML::Load(ov.second);
+  } catch (const YAML::Exception&) {
+    value = YAML::Node(ov.second);
+  }
+  // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (!next.IsDefined() || next.IsNull()) {
+      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = chain.back()[parts[i]];
+    }
+    if (!next.IsMap()) throw InputError("--set '" + ov.first + "': '" + parts[i] + "' is not a mapping");
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+}
+
+JobSpec parse_job_spec(const YamlReader& doc) {
+  if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
+  doc.check_keys(kTopKeys);
+  JobSpec j;
+  j.file = doc.file();
+  j.model = doc.get_string("model");
+  if (j.model.empty()) doc.child("model").fail("must not be empty");
+  j.precision = doc.get_string("precision");
+  if (!find_precision_policy(j.precision)) {
+    std::string list;
+    for (const auto& id : precision_ids()) list += (list.empty() ? "" : " | ") + id;
+    doc.child("precision").fail("unknown precision '" + j.precision + "'" + did_you_mean(j.precision, precision_ids()) +
+                                "; expected " + list);
+  }
+  j.framework = one_of(doc, "framework", "pytorch", {"pytorch", "tensorflow", "jax", "mxnet", "paddle"});
+  j.xla = doc.get_bool("xla", false);
+  const bool has_batch = doc.has("batch_size"), has_tokens = doc.has("batch_tokens");
+  if (has_batch == has_tokens)
+    doc.fail(has_batch ? "give exactly one of batch_size and batch_tokens, not both"
+                       : "missing batch_size (samples per GPU) or batch_tokens (tokens per GPU)");
+  if (has_batch) j.batch_size = static_cast<double>(doc.get_int("batch_size", 1, 100'000'000));
+  if (has_tokens) j.batch_tokens = static_cast<double>(doc.get_int("batch_tokens", 1, 10'000'000'000));
+  j.seq_len = static_cast<int>(doc.get_int("seq_len", 1, 10'000'000, 0));
+  j.grad_accum = static_cast<int>(doc.get_int("grad_accum", 1, 1'000'000, 1));
+  if (doc.has("global_batch_size")) j.global_batch_size = static_cast<double>(doc.get_int("global_batch_size", 1, 1e12));
+  j.optimizer = one_of(doc, "optimizer", "adamw", {"sgd", "momentum", "adam", "adamw", "lamb"});
+
+  auto c = doc.child("cluster");
+  c.check_keys({"gpu", "num_gpus", "gpus_per_node", "inter_node"});
+  j.cluster.gpu = c.get_string("gpu");
+  j.cluster.num_gpus = static_cast<int>(c.get_int("num_gpus", 1, 1'000'000, 1));
+  j.cluster.gpus_per_node = static_cast<int>(c.get_int("gpus_per_node", 1, 1024, 0));
+  if (j.cluster.gpus_per_node > j.cluster.num_gpus) c.child("gpus_per_node").fail("cannot exceed num_gpus");
+  if (j.cluster.gpus_per_node > 0 && j.cluster.num_gpus % j.cluster.gpus_per_node != 0)
+    c.child("num_gpus").fail("must be a multiple of gpus_per_node (" + std::to_string(j.cluster.gpus_per_node) + ")");
+  j.cluster.inter_node = c.get_string("inter_node", "");
+
+  if (auto r = doc.optional_child("run")) {
+    r->check_keys({"steps", "epochs", "dataset_size", "tokens"});
+    const int kinds = (r->has("steps") ? 1 : 0) + ((r->has("epochs") || r->has("dataset_size")) ? 1 : 0) +
+                      (r->has("tokens") ? 1 : 0);
+    if (kinds != 1) r->fail("give exactly one of steps | epochs + dataset_size | tokens");
+    if (r->has("steps")) j.run.steps = static_cast<double>(r->get_int("steps", 1, 1e15));
+    if (r->has("epochs") || r->has("dataset_size")) {
+      j.run.epochs = r->get_number("epochs", 1e-6, 1e9);
+      j.run.dataset_size = static_cast<double>(r->get_int("dataset_size", 1, 1e15));
+    }
+    if (r->has("tokens")) j.run.tokens = r->get_number("tokens", 1, 1e18);
+  }
+  if (auto cost = doc.optional_child("cost")) {
+    cost->check_keys({"usd_per_gpu_hour"});
+    j.usd_per_gpu_hour = cost->get_number("usd_per_gpu_hour", 0, 1e6);
+  }
+  if (auto p = doc.optional_child("parallelism")) {
+    p->check_keys({"tensor", "pipeline", "virtual_pipeline", "context", "expert", "data"});
+    j.parallelism.tensor = static_cast<int>(p->get_int("tensor", 1, 1024, 1));
+    j.parallelism.pipeline = static_cast<int>(p->get_int("pipeline", 1, 4096, 1));
+    j.parallelism.virtual_pipeline = static_cast<int>(p->get_int("virtual_pipeline", 1, 1024, 1));
+    j.parallelism.context = static_cast<int>(p->get_int("context", 1, 1024, 1));
+    j.parallelism.expert = static_cast<int>(p->get_int("expert", 1, 4096, 1));
+    j.parallelism.data = static_cast<int>(p->get_int("data", 1, 1'000'000, 0));
+  }
+  j.parallelism.sequence_parallel = doc.get_bool("sequence_parallel", false);
+  j.sharding = one_of(doc, "sharding", "none", {"none", "zero1", "zero2", "zero3", "fsdp", "hsdp"});
+  j.activation_checkpointing = one_of(doc, "activation_checkpointing", "none", {"none", "selective", "full"});
+  return j;
+}
+
+JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides) {
+  auto doc = YamlReader::load_file(path);
+  if (!overrides.empty()) {
+    YAML::Node root = YAML::Clone(doc.node());
+    if (!root.IsMap()) doc.fail("expected a job spec mapping");
+    for (const auto& ov : overrides) apply_override(root, ov);
+    return parse_job_spec(YamlReader(root, path, ""));
+  }
+  return parse_job_spec(doc);
+}
+
+std::string job_spec_to_yaml(const JobSpec& j) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "model" << YAML::Value << j.model;
+  out << YAML::Key << "precision" << YAML::Value << j.precision;
+  out << YAML::Key << "framework" << YAML::Value << j.framework;
+  if (j.xla) out << YAML::Key << "xla" << YAML::Value << true;
+  if (j.batch_tokens > 0)
+    out << YAML::Key << "batch_tokens" << YAML::Value << static_cast<long long>(j.batch_tokens);
+  else
+    out << YAML::Key << "batch_size" << YAML::Value << static_cast<long long>(j.batch_size);
+  if (j.seq_len > 0) out << YAML::Key << "seq_len" << YAML::Value << j.seq_len;
+  out << YAML::Key << "grad_accum" << YAML::Value << j.grad_accum;
+  out << YAML::Key << "optimizer" << YAML::Value << j.optimizer;
+  out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "gpu" << YAML::Value << j.cluster.gpu;
+  out << YAML::Key << "num_gpus" << YAML::Value << j.cluster.num_gpus;
+  if (j.cluster.gpus_per_node > 0) out << YAML::Key << "gpus_per_node" << YAML::Value << j.cluster.gpus_per_node;
+  if (!j.cluster.inter_node.empty()) out << YAML::Key << "inter_node" << YAML::Value << j.cluster.inter_node;
+  out << YAML::EndMap;
+  const auto& p = j.parallelism;
+  if (p.tensor > 1 || p.pipeline > 1 || p.context > 1 || p.expert > 1 || p.virtual_pipeline > 1) {
+    out << YAML::Key << "parallelism" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "tensor" << YAML::Value << p.tensor << YAML::Key << "pipeline" << YAML::Value << p.pipeline;
+    out << YAML::Key << "virtual_pipeline" << YAML::Value << p.virtual_pipeline;
+    out << YAML::Key << "context" << YAML::Value << p.context << YAML::Key << "expert" << YAML::Value << p.expert;
+    out << YAML::EndMap;
+  }
+  if (j.sharding != "none") out << YAML::Key << "sharding" << YAML::Value << j.sharding;
+  if (j.activation_checkpointing != "none")
+    out << YAML::Key << "activation_checkpointing" << YAML::Value << j.activation_checkpointing;
+  if (j.usd_per_gpu_hour) {
+    out << YAML::Key << "cost" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "usd_per_gpu_hour" << YAML::Value << *j.usd_per_gpu_hour << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace ptp

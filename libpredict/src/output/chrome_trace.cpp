@@ -1,0 +1,52 @@
+// The predicted step as Chrome trace events: compute stream (forward per layer, backward in reverse),
+// a communication stream with the all-reduce buckets of the last micro-batch, then the optimizer.
+#include "ptp/predict/output.hpp"
+
+namespace ptp {
+
+std::string render_chrome_trace(const Prediction& p) {
+  using nlohmann::json;
+  json events = json::array();
+  auto ev = [&](const std::string& name, const char* cat, int tid, double start_s, double dur_s) {
+    events.push_back({{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", 1}, {"tid", tid},
+                      {"ts", start_s * 1e6}, {"dur", std::max(dur_s, 0.0) * 1e6}});
+  };
+  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "compute"}}}});
+  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "communication"}}}});
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
+                    {"args", {{"name", p.model + " " + p.precision + " on " + std::to_string(p.num_gpus) + "x " + p.gpu}}}});
+  const auto& b = p.breakdown;
+  const double accum = std::max(1, p.grad_accum);
+  double gpu_fwd = 0, gpu_bwd = 0;
+  for (const auto& l : p.layers) gpu_fwd += l.forward_s, gpu_bwd += l.backward_s;
+  const double fscale = gpu_fwd > 0 ? (b.forward / accum) / gpu_fwd : 0;
+  const double bscale = gpu_bwd > 0 ? (b.backward / accum) / gpu_bwd : 0;
+  double t = 0;
+  for (int mb = 0; mb < static_cast<int>(accum) && mb < 64; ++mb) {
+    const std::string tag = accum > 1 ? " [mb " + std::to_string(mb) + "]" : "";
+    for (const auto& l : p.layers) {
+      ev("fwd " + l.name + tag, "forward", 1, t, l.forward_s * fscale);
+      t += l.forward_s * fscale;
+    }
+    const double bwd_start = t;
+    for (auto it = p.layers.rbegin(); it != p.layers.rend(); ++it) {
+      ev("bwd " + it->name + tag, "backward", 1, t, it->backward_s * bscale);
+      t += it->backward_s * bscale;
+    }
+    if (mb + 1 == static_cast<int>(accum) || mb == 63) {
+      int i = 0;
+      for (const auto& bk : p.buckets) ev("all_reduce bucket " + std::to_string(i++), "communication", 2, bwd_start + bk.ready_s, bk.duration_s);
+    }
+  }
+  t += b.communication_exposed;
+  if (b.loss_scaling > 0) {
+    ev("unscale + inf/nan check", "loss_scaling", 1, t, b.loss_scaling);
+    t += b.loss_scaling;
+  }
+  ev("optimizer step", "optimizer", 1, t, b.optimizer);
+  json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"},
+                {"otherData", {{"iteration_seconds", p.iteration_s}, {"predictor", p.predictor_kind}}}};
+  return trace.dump() + "\n";
+}
+
+}  // namespace ptp

@@ -1,0 +1,139 @@
+#include <cmath>
+#include <cstdio>
+
+#include "ptp/predict/output.hpp"
+#include "ptp/vocab/csv.hpp"
+
+namespace ptp {
+
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string ms(double s) { return fmt("%.2f ms", s * 1e3); }
+std::string pad(std::string s, std::size_t w) {
+  if (s.size() < w) s.append(w - s.size(), ' ');
+  return s;
+}
+std::string lpad(std::string s, std::size_t w) {
+  if (s.size() < w) s.insert(0, w - s.size(), ' ');
+  return s;
+}
+}  // namespace
+
+std::string human_duration(double seconds) {
+  if (seconds < 120) return fmt("%.1f s", seconds);
+  if (seconds < 7200) return fmt("%.1f min", seconds / 60);
+  if (seconds < 172800) return fmt("%.1f h", seconds / 3600);
+  return fmt("%.1f days", seconds / 86400);
+}
+
+std::string render_table(const Prediction& p) {
+  const auto& b = p.breakdown;
+  std::string o;
+  o += "model      " + p.model + "  (" + p.framework + ", batch " + fmt("%g", p.batch_size) + " per GPU" +
+       (p.seq_len > 0 ? ", seq_len " + std::to_string(p.seq_len) : "") +
+       (p.grad_accum > 1 ? ", grad_accum " + std::to_string(p.grad_accum) : "") + ")\n";
+  o += "precision  " + p.precision + "\n";
+  o += "cluster    " + std::to_string(p.num_gpus) + " x " + p.gpu + " (" + std::to_string(p.nodes) + " node" +
+       (p.nodes > 1 ? "s" : "") + " x " + std::to_string(p.gpus_per_node) + ")\n";
+  o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") + "\n\n";
+  o += "iteration  " + ms(p.iteration_s) + "   80% band " + ms(p.iteration_low_s) + " .. " + ms(p.iteration_high_s) +
+       "\n";
+  auto line = [&](const char* name, double v) {
+    o += "  " + pad(name, 24) + lpad(ms(v), 12) + lpad(fmt("%.1f%%", 100 * v / p.iteration_s), 8) + "\n";
+  };
+  line("forward", b.forward);
+  line("backward", b.backward);
+  line("optimizer", b.optimizer);
+  line("loss scaling", b.loss_scaling);
+  line("communication exposed", b.communication_exposed);
+  o += "  " + pad("(communication total)", 24) + lpad(ms(b.communication), 12) + "\n";
+  if (b.precision_casts > 0) o += "  " + pad("(precision casts, in fwd)", 24) + lpad(ms(b.precision_casts), 12) + "\n";
+  o += "\nthroughput " + fmt("%.1f", p.samples_per_second) + " samples/s";
+  if (p.tokens_per_second > 0) o += ", " + fmt("%.0f", p.tokens_per_second) + " tokens/s";
+  o += "\n";
+  o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / 1e9) + " GB of " +
+       fmt("%.0f", p.memory.capacity_bytes / 1e9) + " GB per GPU" + (p.memory.fits ? "" : "  (DOES NOT FIT)") + "\n";
+  if (p.total_steps > 0) {
+    o += "total      " + fmt("%.0f", p.total_steps) + " steps, " + human_duration(p.total_seconds) + ", " +
+         fmt("%.1f", p.gpu_hours) + " GPU-hours";
+    if (p.has_cost) o += ", $" + fmt("%.2f", p.cost_usd);
+    o += "\n";
+  }
+  for (const auto& w : p.warnings) o += "warning: " + w + "\n";
+  return o;
+}
+
+std::string render_csv(const std::vector<SweepRow>& rows) {
+  std::vector<std::string> header;
+  if (!rows.empty())
+    for (const auto& kv : rows.front().settings) header.push_back("sweep." + kv.first);
+  for (const char* h : {"model", "precision", "gpu", "num_gpus", "batch_size", "seq_len", "grad_accum",
+                        "iteration.seconds", "iteration.low", "iteration.high", "breakdown.forward",
+                        "breakdown.backward", "breakdown.optimizer", "breakdown.communication",
+                        "breakdown.communication_exposed", "breakdown.loss_scaling", "throughput.samples_per_second",
+                        "throughput.tokens_per_second", "total.steps", "total.seconds", "total.gpu_hours",
+                        "total.cost_usd", "memory.per_gpu_bytes", "memory.capacity_bytes", "memory.fits",
+                        "predictor.kind", "speedup_vs_first", "warnings"})
+    header.emplace_back(h);
+  std::string out = csv_line(header);
+  const double first = rows.empty() ? 0 : rows.front().prediction.samples_per_second;
+  for (const auto& r : rows) {
+    const auto& p = r.prediction;
+    const auto& b = p.breakdown;
+    const bool total = p.total_steps > 0;
+    std::vector<std::string> cells;
+    for (const auto& kv : r.settings) cells.push_back(kv.second);
+    auto g = [](double v) { return fmt("%.6g", v); };
+    std::string warnings;
+    for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
+    const std::vector<std::string> values{p.model, p.precision, p.gpu, std::to_string(p.num_gpus), g(p.batch_size),
+          p.seq_len > 0 ? std::to_string(p.seq_len) : std::string(), std::to_string(p.grad_accum), g(p.iteration_s),
+          g(p.iteration_low_s), g(p.iteration_high_s), g(b.forward), g(b.backward), g(b.optimizer), g(b.communication),
+          g(b.communication_exposed), g(b.loss_scaling), g(p.samples_per_second),
+          p.tokens_per_second > 0 ? g(p.tokens_per_second) : std::string(), total ? g(p.total_steps) : std::string(),
+          total ? g(p.total_seconds) : std::string(), total ? g(p.gpu_hours) : std::string(),
+          total && p.has_cost ? g(p.cost_usd) : std::string(), g(p.memory.per_gpu_bytes), g(p.memory.capacity_bytes),
+          p.memory.fits ? "true" : "false", p.predictor_kind, g(first > 0 ? p.samples_per_second / first : 0),
+          warnings};
+    cells.insert(cells.end(), values.begin(), values.end());
+    out += csv_line(cells);
+  }
+  return out;
+}
+
+std::string render_sweep_table(const std::vector<SweepRow>& rows) {
+  if (rows.empty()) return "";
+  std::vector<std::string> head;
+  for (const auto& kv : rows.front().settings) head.push_back(kv.first);
+  for (const char* h : {"iteration", "samples/s", "total", "cost", "memory", "speed-up"}) head.emplace_back(h);
+  std::vector<std::vector<std::string>> table{head};
+  const double first = rows.front().prediction.samples_per_second;
+  for (const auto& r : rows) {
+    const auto& p = r.prediction;
+    std::vector<std::string> cells;
+    for (const auto& kv : r.settings) cells.push_back(kv.second);
+    cells.push_back(ms(p.iteration_s));
+    cells.push_back(fmt("%.1f", p.samples_per_second));
+    cells.push_back(p.total_steps > 0 ? human_duration(p.total_seconds) : "-");
+    cells.push_back(p.total_steps > 0 && p.has_cost ? "$" + fmt("%.2f", p.cost_usd) : "-");
+    cells.push_back(fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9) + (p.memory.fits ? "" : " (no fit)"));
+    cells.push_back(fmt("%.2fx", first > 0 ? p.samples_per_second / first : 0));
+    table.push_back(cells);
+  }
+  std::vector<std::size_t> width(head.size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    for (std::size_t i = 0; i < table[r].size(); ++i)
+      out += (i ? "  " : "") + (i < rows.front().settings.size() ? pad(table[r][i], width[i]) : lpad(table[r][i], width[i]));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace ptp

@@ -1,0 +1,113 @@
+#include "ptp/predict/predict_session.hpp"
+
+#include <sstream>
+
+#include "ptp/vocab/error.hpp"
+
+namespace ptp {
+
+SweepAxis parse_sweep_axis(const std::string& text) {
+  auto [key, list] = parse_override(text);
+  SweepAxis axis{key, {}};
+  std::stringstream ss(list);
+  for (std::string v; std::getline(ss, v, ',');) {
+    if (v.empty()) throw InputError("--sweep '" + text + "': empty value in the list");
+    axis.values.push_back(v);
+  }
+  if (axis.values.empty()) throw InputError("--sweep '" + text + "': expected key=v1,v2,...");
+  return axis;
+}
+
+namespace {
+
+std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& axes) {
+  double points = 1;
+  for (const auto& a : axes) points *= static_cast<double>(a.values.size());
+  if (points > static_cast<double>(kMaxSweepPoints))
+    throw InputError("--sweep: " + std::to_string(static_cast<long long>(points)) + " combinations exceed the limit of " +
+                     std::to_string(kMaxSweepPoints));
+  std::vector<std::vector<Override>> combos{{}};
+  for (const auto& a : axes) {
+    std::vector<std::vector<Override>> next;
+    next.reserve(combos.size() * a.values.size());
+    for (const auto& c : combos)
+      for (const auto& v : a.values) {
+        auto extended = c;
+        extended.emplace_back(a.key, v);
+        next.push_back(std::move(extended));
+      }
+    combos = std::move(next);
+  }
+  return combos;
+}
+
+}  // namespace
+
+PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predictor) {
+  if (req.job_files.empty()) throw InputError("no job file given (usage: ptp-predict JOB.yaml [...])");
+  const auto combos = expand_sweeps(req.sweeps);
+  std::vector<SweepRow> rows;
+  rows.reserve(req.job_files.size() * combos.size());
+  for (const auto& file : req.job_files) {
+    auto doc = YamlReader::load_file(file);
+    if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
+    for (const auto& combo : combos) {
+      YAML::Node root = YAML::Clone(doc.node());
+      for (const auto& ov : req.overrides) apply_override(root, ov);
+      for (const auto& ov : combo) apply_override(root, ov);
+      JobSpec job = parse_job_spec(YamlReader(root, file, ""));
+      rows.push_back({combo, predictor.predict(job)});
+    }
+  }
+
+  PredictOutcome out;
+  const bool sweep = !req.sweeps.empty();
+  if (req.format == "json") {
+    if (rows.size() != 1)
+      throw InputError("--format json prints one object; use --format jsonl or csv for several jobs or a sweep");
+    out.stdout_text = render_json(rows.front().prediction);
+  } else if (req.format == "jsonl") {
+    out.stdout_text = render_jsonl(rows);
+  } else if (req.format == "csv") {
+    out.stdout_text = render_csv(rows);
+  } else if (req.format == "table") {
+    if (sweep) {
+      out.stdout_text = render_sweep_table(rows);
+    } else {
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        out.stdout_text += (i ? "\n" : "") + render_table(rows[i].prediction);
+    }
+  } else {
+    throw InputError("--format '" + req.format + "': expected table | json | jsonl | csv");
+  }
+  if (!req.trace_path.empty()) {
+    if (rows.size() != 1) throw InputError("--trace needs exactly one job (no sweep)");
+    out.trace_json = render_chrome_trace(rows.front().prediction);
+  }
+
+  for (const auto& r : rows) {
+    const auto& p = r.prediction;
+    std::string label = p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
+    if (req.max_hours) {
+      if (p.total_steps <= 0) throw InputError("--max-hours needs a run: (steps | epochs + dataset_size | tokens) in the job");
+      const double hours = p.total_seconds / 3600;
+      if (hours > *req.max_hours) {
+        out.exit_code = 3;
+        out.stderr_lines.push_back("over budget: " + label + " needs " + std::to_string(hours) + " h > --max-hours " +
+                                   std::to_string(*req.max_hours));
+      }
+    }
+    if (req.max_cost) {
+      if (p.total_steps <= 0 || !p.has_cost)
+        throw InputError("--max-cost needs run: and cost.usd_per_gpu_hour in the job");
+      if (p.cost_usd > *req.max_cost) {
+        out.exit_code = 3;
+        out.stderr_lines.push_back("over budget: " + label + " costs $" + std::to_string(p.cost_usd) +
+                                   " > --max-cost " + std::to_string(*req.max_cost));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ptp

@@ -1,0 +1,29 @@
+#include "ptp/predict/predictor.hpp"
+
+#include <filesystem>
+
+
+namespace ptp {
+
+std::string default_bundle_dir(const std::string& config_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::path(config_dir).parent_path() / "models" / "default";
+  return fs::is_regular_file(dir / "manifest.json", ec) ? dir.string() : std::string();
+}
+
+Predictor::Predictor(std::string config_dir, std::string bundle_dir, bool use_bundle) : catalogs_(config_dir) {
+  (void)bundle_dir;
+  (void)use_bundle;
+}
+
+Predictor::~Predictor() = default;
+class LearnedBundle {};
+
+Prediction Predictor::predict(const JobSpec& job) const {
+  const ResolvedJob resolved = resolve_job(job, catalogs_);
+  Prediction p = predict_analytical(resolved, constants_);
+  return p;
+}
+
+}  // namespace ptp

@@ -1,0 +1,96 @@
+#include <algorithm>
+#include <cmath>
+
+#include "ptp/predict/resolved_job.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp {
+
+Catalogs::Catalogs(const std::string& config_dir)
+    : gpus_(load_gpu_catalog(config_dir + "/gpus")),
+      fabrics_(load_fabric_catalog(config_dir + "/fabrics")),
+      models_dir_(config_dir + "/models") {}
+
+const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
+  auto it = models_.find(id_or_path);
+  if (it != models_.end()) return *it->second;
+  auto desc = std::make_unique<ModelDesc>(load_model(id_or_path, models_dir_));
+  return *models_.emplace(id_or_path, std::move(desc)).first->second;
+}
+
+namespace {
+[[noreturn]] void fail(const JobSpec& j, const std::string& field, const std::string& msg) {
+  throw InputError(j.file, 0, 0, field, msg);
+}
+}  // namespace
+
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
+  ResolvedJob r;
+  r.job = job;
+  const std::string where = job.file + ": cluster.gpu: ";
+  r.gpu = &catalogs.gpus().get(job.cluster.gpu, where);
+  r.policy = &precision_policy(job.precision);
+  const auto& g = *r.gpu;
+  const auto& p = *r.policy;
+  if (g.sm_version() < p.min_compute_capability)
+    fail(job, "precision",
+         p.id + " needs sm_" + std::to_string(p.min_compute_capability) + " or newer; " + g.id + " is sm_" +
+             std::to_string(g.sm_version()) + " (try " + (g.sm_version() >= 70 ? "amp_fp16" : "fp32") + ")");
+  if (p.gemm_math == "tf32" && !g.has_math("tf32")) fail(job, "precision", g.id + " has no TF32 tensor cores");
+
+  // Model: zoo id, YAML path or HF config.json.
+  try {
+    r.model = &catalogs.model(job.model);
+  } catch (const InputError& e) {
+    throw InputError(job.file + ": model: " + e.what());
+  }
+  JobSpec& rj = r.job;
+  if (r.model->sequence && rj.seq_len <= 0)
+    fail(job, "seq_len", "required for sequence model '" + r.model->id + "'");
+  if (rj.batch_tokens > 0) {
+    if (rj.seq_len <= 0) fail(job, "batch_tokens", "needs seq_len to convert tokens into sequences");
+    rj.batch_size = rj.batch_tokens / rj.seq_len;
+  }
+
+  // Cluster layout.
+  auto& c = rj.cluster;
+  r.gpus_per_node = c.gpus_per_node > 0 ? c.gpus_per_node : std::min(c.num_gpus, g.max_gpus_per_node);
+  c.gpus_per_node = r.gpus_per_node;
+  r.nodes = (c.num_gpus + r.gpus_per_node - 1) / r.gpus_per_node;
+  if (c.num_gpus % r.gpus_per_node != 0)
+    fail(job, "cluster.num_gpus", "must be a multiple of gpus_per_node (" + std::to_string(r.gpus_per_node) + ")");
+  const std::string fabric_id = c.inter_node.empty() ? g.default_inter_node : c.inter_node;
+  r.fabric = &catalogs.fabrics().get(fabric_id, job.file + ": cluster.inter_node: ");
+  c.inter_node = fabric_id;
+
+  const auto& par = rj.parallelism;
+  const long model_parallel = static_cast<long>(par.tensor) * par.pipeline * par.context;
+  if (c.num_gpus % model_parallel != 0)
+    fail(job, "parallelism", "tensor x pipeline x context = " + std::to_string(model_parallel) +
+                                 " must divide num_gpus = " + std::to_string(c.num_gpus));
+  r.data_parallel = static_cast<int>(c.num_gpus / model_parallel);
+  if (par.data > 0 && par.data != r.data_parallel)
+    fail(job, "parallelism.data", "is " + std::to_string(par.data) + " but num_gpus / (tensor x pipeline x context) = " +
+                                      std::to_string(r.data_parallel));
+  if (rj.global_batch_size) {
+    const double per_step = rj.batch_size * r.data_parallel;
+    const double accum = *rj.global_batch_size / per_step;
+    if (accum < 1 || std::fabs(accum - std::round(accum)) > 1e-9)
+      fail(job, "global_batch_size", "must be a multiple of batch_size x data-parallel degree (" +
+                                         std::to_string(static_cast<long long>(per_step)) + ")");
+    rj.grad_accum = static_cast<int>(std::round(accum));
+  }
+  r.samples_per_step = rj.batch_size * rj.grad_accum * r.data_parallel;
+
+  BuildContext ctx;
+  ctx.batch = rj.batch_size;
+  ctx.seq_len = rj.seq_len;
+  try {
+    r.workload = build_workload(*r.model, ctx);
+  } catch (const InputError& e) {
+    throw InputError(job.file + ": model: " + e.what());
+  }
+  return r;
+}
+
+}  // namespace ptp
