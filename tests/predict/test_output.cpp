@@ -1,0 +1,109 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ptp/predict/output.hpp"
+#include "ptp/predict/predict_session.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "support/run_command.hpp"
+
+using namespace ptp;
+
+namespace {
+const Predictor& predictor() {
+  static const Predictor p(std::string(PTP_SOURCE_DIR) + "/configs", "", false);
+  return p;
+}
+const std::string& job_file() {
+  static const std::string path = ptp::test::write_temp_file(
+      "job.yaml",
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n"
+      "run: {epochs: 1, dataset_size: 1281167}\ncost: {usd_per_gpu_hour: 2.5}\n");
+  return path;
+}
+PredictOutcome run(PredictRequest req) {
+  if (req.job_files.empty()) req.job_files = {job_file()};
+  return run_predictions(req, predictor());
+}
+}  // namespace
+
+TEST_CASE("json output carries every documented field", "[output]") {
+  PredictRequest req;
+  req.format = "json";
+  const auto j = nlohmann::json::parse(run(req).stdout_text);
+  for (const char* f : {"model", "precision", "gpu", "num_gpus", "warnings"}) CHECK(j.contains(f));
+  for (const char* f : {"seconds", "low", "high"}) CHECK(j["iteration"][f].is_number());
+  for (const char* f : {"forward", "backward", "optimizer", "communication", "communication_exposed", "loss_scaling"})
+    CHECK(j["iteration"]["breakdown"][f].is_number());
+  CHECK(j["throughput"]["samples_per_second"].get<double>() > 0);
+  for (const char* f : {"steps", "seconds", "gpu_hours", "cost_usd"}) CHECK(j["total"][f].get<double>() > 0);
+  CHECK(j["memory"]["fits"].is_boolean());
+  CHECK(j["predictor"]["kind"] == "analytical");
+}
+
+TEST_CASE("jsonl prints one object per job in order", "[output]") {
+  PredictRequest req;
+  req.format = "jsonl";
+  req.sweeps = {parse_sweep_axis("precision=fp32,tf32,amp_fp16")};
+  const auto text = run(req).stdout_text;
+  std::vector<std::string> precisions;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    precisions.push_back(nlohmann::json::parse(text.substr(start, nl - start))["precision"]);
+  CHECK(precisions == std::vector<std::string>{"fp32", "tf32", "amp_fp16"});
+}
+
+TEST_CASE("csv sweep is the cross product with speed-up against the first row", "[output]") {
+  PredictRequest req;
+  req.format = "csv";
+  req.sweeps = {parse_sweep_axis("precision=fp32,amp_fp16"), parse_sweep_axis("cluster.num_gpus=8,16,32")};
+  const auto table = CsvTable::parse(run(req).stdout_text, "out.csv");
+  REQUIRE(table.rows().size() == 6);
+  CHECK(table.text(table.rows()[0], "sweep.precision") == "fp32");
+  CHECK(table.text(table.rows()[5], "sweep.cluster.num_gpus") == "32");
+  CHECK(*table.number(table.rows()[0], "speedup_vs_first") == Approx(1.0));
+  CHECK(*table.number(table.rows()[3], "speedup_vs_first") > 1.5);  // amp_fp16 on 8 GPUs
+}
+
+TEST_CASE("sweep table has a header and a row per point", "[output]") {
+  PredictRequest req;
+  req.sweeps = {parse_sweep_axis("precision=fp32,tf32,amp_fp16,amp_bf16")};
+  const auto text = run(req).stdout_text;
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);
+  CHECK_THAT(text, Catch::Contains("speed-up") && Catch::Contains("amp_bf16"));
+}
+
+TEST_CASE("budgets map to exit code 3", "[output]") {
+  PredictRequest req;
+  req.max_hours = 1e-6;
+  auto out = run(req);
+  CHECK(out.exit_code == 3);
+  REQUIRE_FALSE(out.stderr_lines.empty());
+  CHECK_THAT(out.stderr_lines.front(), Catch::Contains("over budget"));
+  req.max_hours = 1e6;
+  req.max_cost = 1e9;
+  CHECK(run(req).exit_code == 0);
+  req.max_cost = 0.01;
+  CHECK(run(req).exit_code == 3);
+}
+
+TEST_CASE("the trace is valid Chrome trace JSON covering the step", "[output]") {
+  PredictRequest req;
+  req.trace_path = "unused";
+  const auto out = run(req);
+  const auto trace = nlohmann::json::parse(out.trace_json);
+  REQUIRE(trace["traceEvents"].is_array());
+  double end = 0;
+  int forward = 0, comm = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    CHECK(e["dur"].get<double>() >= 0);
+    end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
+    forward += e["cat"] == "forward";
+    comm += e["cat"] == "communication";
+  }
+  CHECK(forward > 10);
+  CHECK(comm >= 1);
+  const double iteration_us = trace["otherData"]["iteration_seconds"].get<double>() * 1e6;
+  CHECK(end <= iteration_us * 1.001);
+  CHECK(end > iteration_us * 0.8);
+}

@@ -1,0 +1,75 @@
+// End-to-end: the real ptp-predict binary on the shipped example jobs and on bad input.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+
+using ptp::test::binary;
+using ptp::test::run_command;
+using ptp::test::source_path;
+
+namespace {
+std::string predict(const std::string& args) { return binary("ptp-predict") + " " + args; }
+std::vector<std::string> example_jobs() {
+  std::vector<std::string> jobs;
+  for (const auto& e : std::filesystem::directory_iterator(source_path("configs/jobs")))
+    if (e.path().extension() == ".yaml") jobs.push_back(e.path().string());
+  std::sort(jobs.begin(), jobs.end());
+  return jobs;
+}
+}  // namespace
+
+TEST_CASE("every shipped example job predicts in every format", "[cli]") {
+  const auto jobs = example_jobs();
+  REQUIRE(jobs.size() >= 3);
+  for (const auto& job : jobs) {
+    INFO(job);
+    auto table = run_command(predict(job));
+    CHECK(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("iteration"));
+    auto json = run_command(predict(job + " --format json"));
+    REQUIRE(json.exit_code == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j["iteration"]["seconds"].get<double>() > 0);
+    auto csv = run_command(predict(job + " --format csv"));
+    CHECK(csv.exit_code == 0);
+    CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 2);
+  }
+  std::string all;
+  for (const auto& job : jobs) all += " " + job;
+  auto jsonl = run_command(predict(all + " --format jsonl"));
+  CHECK(jsonl.exit_code == 0);
+  CHECK(std::count(jsonl.out.begin(), jsonl.out.end(), '\n') == static_cast<long>(jobs.size()));
+}
+
+TEST_CASE("bad input: exit 2, one line on stderr, nothing on stdout", "[cli]") {
+  const std::string job = source_path("configs/jobs/bert-large-amp-16xa100.yaml");
+  for (const std::string& args :
+       {std::string("/nonexistent.yaml"), job + " --set precision=fp9", job + " --set cluster.gpu=a100-sxm9",
+        job + " --set batch_size=-1", job + " --format xml", job + " --sweep precision=", job + " --set nokey=1",
+        job + " --set cluster.gpu=v100-sxm2-16gb --set precision=bf16"}) {
+    INFO(args);
+    auto r = run_command(predict(args));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
+
+TEST_CASE("budget flags give CI exit codes", "[cli]") {
+  const std::string job = source_path("configs/jobs/bert-large-amp-16xa100.yaml");
+  CHECK(run_command(predict(job + " --max-hours 1000")).exit_code == 0);
+  auto over = run_command(predict(job + " --max-hours 0.001"));
+  CHECK(over.exit_code == 3);
+  CHECK_THAT(over.err, Catch::Contains("over budget"));
+  CHECK(run_command(predict(job + " --max-cost 0.01")).exit_code == 3);
+}
+
+TEST_CASE("--trace writes a Perfetto-loadable file", "[cli]") {
+  const std::string out = ptp::test::temp_dir() + "/trace.json";
+  auto r = run_command(predict(source_path("configs/jobs/bert-large-amp-16xa100.yaml") + " --trace " + out));
+  REQUIRE(r.exit_code == 0);
+  const auto trace = nlohmann::json::parse(ptp::test::slurp(out));
+  CHECK(trace["traceEvents"].size() > 10);
+}
