@@ -27,6 +27,17 @@ AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const Ana
   e.seconds = factor * bytes / (busbw * 1e9) + e.buckets * per_bucket_latency;
   const double last_bytes = bytes - (e.buckets - 1) * k.bucket_bytes;
   e.last_bucket_s = factor * last_bytes / (busbw * 1e9) + per_bucket_latency;
+  if (k.collective_model) {
+    // The learned model answers per bucket size; the total keeps the bucketed structure.
+    const double full = k.collective_model->allreduce_seconds(
+        std::min(bytes, k.bucket_bytes), job, factor * std::min(bytes, k.bucket_bytes) / (busbw * 1e9) + per_bucket_latency);
+    const double last = k.collective_model->allreduce_seconds(last_bytes, job, e.last_bucket_s);
+    if (full >= 0 && last >= 0) {
+      e.seconds = full * (e.buckets - 1) + last;
+      e.last_bucket_s = last;
+      e.bus_bandwidth_gbs = factor * std::min(bytes, k.bucket_bytes) / std::max(full, 1e-12) / 1e9;
+    }
+  }
   return e;
 }
 

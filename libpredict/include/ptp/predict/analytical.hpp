@@ -7,6 +7,21 @@
 
 namespace ptp {
 
+// Learned replacements for parts of the analytical model (the bundle's compute and communication
+// models plug in here; the analytical curves answer whatever they do not cover).
+class OpTimeModel {
+ public:
+  virtual ~OpTimeModel() = default;
+  // Seconds for one launch of `op` (forward when !backward), or a negative value to decline.
+  virtual double seconds(const Op& op, const ResolvedJob& job, bool backward) const = 0;
+};
+class CollectiveTimeModel {
+ public:
+  virtual ~CollectiveTimeModel() = default;
+  // Seconds for one all-reduce of `bytes` over the job's data-parallel group, or negative to decline.
+  virtual double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const = 0;
+};
+
 // Efficiency-curve and overhead constants. Efficiency for a kernel doing `work` is
 // e_max * work / (work + peak_rate * t_half): small kernels cannot fill a big GPU, which is why a
 // constant efficiency overestimates new, faster GPUs.
@@ -26,6 +41,8 @@ struct AnalyticalConstants {
   double loss_scale_sync_s = 1e-4;       // inf/nan check forces a host sync
   double workspace_bytes = 1.0e9;        // CUDA context + cuBLAS/cuDNN workspaces
   double log_sigma = 0.45;               // band: iteration * exp(+-1.2816 * sigma) for 80 %
+  const OpTimeModel* op_model = nullptr;
+  const CollectiveTimeModel* collective_model = nullptr;
 };
 
 struct OpTime {

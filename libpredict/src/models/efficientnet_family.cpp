@@ -1,0 +1,104 @@
+// EfficientNet (Tan & Le 2019): the B0 MBConv stage table, compound-scaled by width and depth
+// multipliers (B1..B7 differ only in width, depth and resolution). Depthwise convs are grouped
+// conv2d with groups = channels; padding is "same", so every stride-2 layer halves the map (ceil).
+#include <cmath>
+
+#include "ptp/predict/model_zoo.hpp"
+
+namespace ptp {
+
+namespace {
+struct MbStage {
+  double expand, kernel, stride, out, repeats;
+};
+// Table 1 of the paper (stages 2..8): MBConv expansion, kernel, stride, output channels, layers.
+constexpr MbStage kB0Stages[] = {{1, 3, 1, 16, 1},  {6, 3, 2, 24, 2},  {6, 5, 2, 40, 2},  {6, 3, 2, 80, 3},
+                                 {6, 5, 1, 112, 3}, {6, 5, 2, 192, 4}, {6, 3, 1, 320, 1}};
+
+// The reference implementation's round_filters: scale, round to a multiple of `divisor`, never
+// drop more than 10%.
+double round_filters(double filters, double width, double divisor) {
+  const double scaled = filters * width;
+  double rounded = std::max(divisor, std::floor((scaled + divisor / 2) / divisor) * divisor);
+  if (rounded < 0.9 * scaled) rounded += divisor;
+  return rounded;
+}
+
+// swish(x) = x * sigmoid(x): exp, add, divide, multiply
+constexpr double kSwishFlops = 5;
+}  // namespace
+
+void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
+  p.check_keys({"width", "depth", "image", "num_classes", "channels", "se_ratio", "divisor", "stem", "head_channels"});
+  const double width = p.get_number("width", 0.1, 10, 1.0);
+  const double depth = p.get_number("depth", 0.1, 10, 1.0);
+  const double image = p.get_number("image", 32, 1e5, 224);
+  const double classes = p.get_number("num_classes", 1, 1e7, 1000);
+  const double in_ch = p.get_number("channels", 1, 1e4, 3);
+  const double se_ratio = p.get_number("se_ratio", 0, 1, 0.25);
+  const double divisor = p.get_number("divisor", 1, 1024, 8);
+  const double stem = round_filters(p.get_number("stem", 1, 1e5, 32), width, divisor);
+  const double head = round_filters(p.get_number("head_channels", 1, 1e6, 1280), width, divisor);
+  const double B = ctx.batch;
+
+  g.begin_layer();
+  g.set_prefix("stem");
+  auto sp = g.conv2d("conv", B, in_ch, {image, image}, stem, 3, 2, 1, false, /*input_grad=*/false);
+  g.norm("bn", B * stem * sp.h * sp.w, stem);
+  g.elementwise("swish", B * stem * sp.h * sp.w, 1, kSwishFlops);
+
+  double channels = stem;
+  int stage_index = 0;
+  for (const auto& st : kB0Stages) {
+    ++stage_index;
+    const double out = round_filters(st.out, width, divisor);
+    const int repeats = static_cast<int>(std::ceil(depth * st.repeats));
+    for (int r = 0; r < repeats; ++r) {
+      g.begin_layer();
+      g.set_prefix("stage" + std::to_string(stage_index) + ".block" + std::to_string(r));
+      const double stride = r == 0 ? st.stride : 1;
+      const double expanded = channels * st.expand;
+      if (st.expand != 1) {
+        g.conv2d("expand_conv", B, channels, sp, expanded, 1, 1);
+        g.norm("expand_bn", B * expanded * sp.h * sp.w, expanded);
+        g.elementwise("expand_swish", B * expanded * sp.h * sp.w, 1, kSwishFlops);
+      }
+      const auto out_sp = g.conv2d("dw_conv", B, expanded, sp, expanded, st.kernel, stride, expanded);
+      const double dw_elems = B * expanded * out_sp.h * out_sp.w;
+      g.norm("dw_bn", dw_elems, expanded);
+      g.elementwise("dw_swish", dw_elems, 1, kSwishFlops);
+      if (se_ratio > 0) {
+        // Squeeze width follows the block's input channels (not the expanded ones), as in the paper's code.
+        const double squeezed = std::max(1.0, std::floor(channels * se_ratio));
+        g.pooling("se_pool", dw_elems, B * expanded);
+        g.linear("se_reduce", B, expanded, squeezed);
+        g.elementwise("se_swish", B * squeezed, 1, kSwishFlops);
+        g.linear("se_expand", B, squeezed, expanded);
+        g.elementwise("se_sigmoid", B * expanded, 1, 4);
+        g.elementwise("se_scale", dw_elems, 2, 1);
+      }
+      g.conv2d("project_conv", B, expanded, out_sp, out, 1, 1);
+      const double out_elems = B * out * out_sp.h * out_sp.w;
+      g.norm("project_bn", out_elems, out);
+      if (stride == 1 && channels == out) {
+        // drop-connect (stochastic depth) mask + residual add
+        g.elementwise("drop_connect_add", out_elems, 2, 2);
+      }
+      channels = out;
+      sp = out_sp;
+    }
+  }
+
+  g.begin_layer();
+  g.set_prefix("head");
+  g.conv2d("conv", B, channels, sp, head, 1, 1);
+  g.norm("bn", B * head * sp.h * sp.w, head);
+  g.elementwise("swish", B * head * sp.h * sp.w, 1, kSwishFlops);
+  g.pooling("avgpool", B * head * sp.h * sp.w, B * head);
+  g.elementwise("dropout", B * head, 1, 2);
+  g.linear("fc", B, head, classes);
+  g.loss("loss", B, classes);
+  g.set_prefix("");
+}
+
+}  // namespace ptp
