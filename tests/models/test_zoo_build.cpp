@@ -1,0 +1,136 @@
+// Every zoo YAML loads, builds a sane workload at a typical batch, scales linearly with batch, and
+// sequence models refuse to build without a seq_len.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+
+#include "ptp/vocab/error.hpp"
+#include "zoo_test_support.hpp"
+
+using namespace ptp;
+using ptp::test::build;
+using ptp::test::models_dir;
+
+namespace {
+constexpr int kTypicalSeqLen = 128;
+
+// The ids the project promises to ship; more YAMLs may exist.
+const std::vector<std::string> kRequiredIds = {
+    "efficientnet-b0", "efficientnet-b4", "ssd300",    "maskrcnn-r50-fpn", "unet",     "electra-base-pretraining",
+    "gnmt",            "ncf",             "dlrm",      "tacotron2",        "waveglow", "resnet50",
+    "bert-large",      "gpt2",            "llama3-8b", "opt-1.3b"};
+
+// Transformer-XL projects the relative position embeddings once per batch, not per sample.
+const std::set<std::string> kBatchIndependentWork = {"transformer-xl-base", "transformer-xl-large"};
+
+bool finite_non_negative(const Op& op) {
+  for (double v : {op.m, op.n, op.k, op.batch, op.repeats, op.fwd_flops, op.bwd_flops, op.elements_in,
+                   op.elements_out, op.params, op.saved})
+    if (!std::isfinite(v) || v < 0) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("the zoo contains every required model id", "[models][zoo]") {
+  const auto ids = zoo_ids(models_dir());
+  for (const auto& id : kRequiredIds) {
+    INFO(id);
+    CHECK(std::find(ids.begin(), ids.end(), id) != ids.end());
+  }
+}
+
+TEST_CASE("every zoo model loads and builds at a typical batch", "[models][zoo]") {
+  const auto ids = zoo_ids(models_dir());
+  REQUIRE(ids.size() >= kRequiredIds.size());
+  for (const auto& id : ids) {
+    INFO("model " << id);
+    const ModelDesc m = load_model(id, models_dir());
+    CHECK(m.id == id);
+    CHECK(!m.description.empty());
+    const double batch = ptp::test::typical_batch(m);
+    const Workload w = build(m, batch, kTypicalSeqLen);
+    CHECK(!w.ops.empty());
+    CHECK(w.layers > 0);
+    CHECK(w.params() > 0);
+    CHECK(w.fwd_flops() > 0);
+    // Backward = dgrad + wgrad: about twice the forward, never less than it.
+    CHECK(w.bwd_flops() >= w.fwd_flops());
+    CHECK(w.bwd_flops() <= 3 * w.fwd_flops());
+    CHECK(w.samples == batch);
+    CHECK(w.tokens == (m.sequence ? batch * kTypicalSeqLen : 0.0));
+    CHECK(std::all_of(w.ops.begin(), w.ops.end(), finite_non_negative));
+  }
+}
+
+TEST_CASE("FLOPs and activations scale linearly with batch, parameters do not", "[models][zoo]") {
+  // Batches 5/10/15 keep the MLM head's 15% token rows whole, so the check can be tight.
+  for (const auto& id : zoo_ids(models_dir())) {
+    INFO("model " << id);
+    const ModelDesc m = load_model(id, models_dir());
+    const Workload w5 = build(m, 5, kTypicalSeqLen), w10 = build(m, 10, kTypicalSeqLen),
+                   w15 = build(m, 15, kTypicalSeqLen);
+    CHECK(w10.params() == w5.params());
+    CHECK(w15.params() == w5.params());
+    for (auto total : {&Workload::fwd_flops, &Workload::bwd_flops, &Workload::saved_elements}) {
+      const double f5 = (w5.*total)(), f10 = (w10.*total)(), f15 = (w15.*total)();
+      CHECK(f15 - f10 == Approx(f10 - f5).epsilon(1e-9));  // affine in batch
+      const double per_batch_constant = 2 * f5 - f10;
+      if (kBatchIndependentWork.count(id)) {
+        CHECK(per_batch_constant > 0);
+        CHECK(per_batch_constant < f5);
+      } else {
+        CHECK(per_batch_constant == Approx(0).margin(1e-9 * f5));  // proportional
+      }
+    }
+  }
+}
+
+TEST_CASE("a sequence model without seq_len is an InputError", "[models][zoo]") {
+  int sequence_models = 0;
+  for (const auto& id : zoo_ids(models_dir())) {
+    const ModelDesc m = load_model(id, models_dir());
+    if (!m.sequence) continue;
+    ++sequence_models;
+    INFO("model " << id);
+    BuildContext ctx;
+    ctx.batch = 8;
+    ctx.seq_len = 0;
+    CHECK_THROWS_AS(build_workload(m, ctx), InputError);
+    CHECK_THROWS_WITH(build_workload(m, ctx), Catch::Matchers::Contains("seq_len"));
+  }
+  CHECK(sequence_models >= 10);
+}
+
+TEST_CASE("sequence models grow with seq_len and GNMT attention is superlinear", "[models][zoo]") {
+  for (const auto& id : zoo_ids(models_dir())) {
+    const ModelDesc m = load_model(id, models_dir());
+    if (!m.sequence) continue;
+    INFO("model " << id);
+    CHECK(build(m, 4, 256).fwd_flops() > build(m, 4, 128).fwd_flops());
+  }
+  // The additive-attention energies are batch x target x source x hidden: doubling the sentence
+  // length more than doubles the work, but the LSTM GEMMs keep it well under 4x.
+  const ModelDesc gnmt = load_model("gnmt", models_dir());
+  const double ratio = build(gnmt, 128, 100).fwd_flops() / build(gnmt, 128, 50).fwd_flops();
+  CHECK(ratio > 2.0);
+  CHECK(ratio < 2.5);
+}
+
+TEST_CASE("recommender parameter counts follow the published architectures exactly", "[models][zoo]") {
+  // NeuMF on ML-20M: GMF (64) + MLP (128 per side) embeddings for 138,493 users and 26,744 items,
+  // MLP 256-256-128-64, final 128 -> 1.
+  const double ncf_expected = (138493.0 + 26744.0) * (64 + 128) + (256 * 256 + 256) + (256 * 128 + 128) +
+                              (128 * 64 + 64) + (128 + 1);
+  CHECK(build(load_model("ncf", models_dir()), 1, 0).params() == ncf_expected);
+
+  // DLRM dense part: bottom 13-512-256-128, top (128 + 27*26/2 = 479)-1024-1024-512-256-1.
+  const Workload dlrm = build(load_model("dlrm", models_dir()), 1, 0);
+  double embedding_params = 0;
+  for (const auto& op : dlrm.ops)
+    if (op.kind == OpKind::embedding) embedding_params += op.params;
+  const double bottom = (13 * 512 + 512) + (512 * 256 + 256) + (256 * 128 + 128);
+  const double top = (479 * 1024 + 1024) + (1024 * 1024 + 1024) + (1024 * 512 + 512) + (512 * 256 + 256) + (256 + 1);
+  CHECK(dlrm.params() - embedding_params == bottom + top);
+  CHECK(embedding_params / 128 == Approx(32.7e6).epsilon(0.01));  // 32.7M rows at frequency threshold 15
+}
