@@ -1,0 +1,76 @@
+// ptp-profile: runs microbenchmark sweeps and writes ops/collectives dataset rows. Only command-line
+// parsing lives here; everything else is in libprofile.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "ptp/profile/comm.hpp"
+#include "ptp/profile/commands.hpp"
+#include "ptp/profile/duration.hpp"
+#include "ptp/profile/progress.hpp"
+#include "ptp/profile/runner.hpp"
+#include "ptp/vocab/error.hpp"
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_st("ptp-profile"));
+  spdlog::set_pattern("ptp-profile: %l: %v");
+
+  CLI::App app{"ptp-profile: microbenchmark sweeps -> ops/collectives dataset rows"};
+  app.require_subcommand(0, 1);
+  ptp::profile::ProfileOptions opt;
+  std::string budget;
+  app.add_option("sweep", opt.sweep_path, "sweep file (configs/sweeps/*.yaml)");
+  app.add_option("--backend", opt.backend, "cuda | host (default: cuda when a device is visible)")
+      ->check(CLI::IsMember({"cuda", "host"}));
+  app.add_flag("--plan", opt.plan, "print every point and the estimated wall time, run nothing");
+  app.add_option("--gpu", opt.gpu, "GPU catalog id (configs/gpus): planning target / name of the device");
+  app.add_option("--device", opt.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  app.add_option("--out", opt.out, "output stem: writes STEM.ops.csv and STEM.collectives.csv");
+  app.add_flag("--resume", opt.resume, "continue an interrupted run: skip point_ids already in the output");
+  app.add_option("--budget", budget, "stop cleanly after this long (e.g. 30m, 1h); informative points first");
+
+  ptp::profile::IngestOptions ingest;
+  std::string ingest_log, ingest_out;
+  auto* ing = app.add_subcommand("ingest-nccl-tests", "convert nccl-tests text output to collectives rows");
+  ing->add_option("log", ingest_log, "nccl-tests output (all_reduce_perf etc.)")->required();
+  ing->add_option("--gpu", ingest.gpu, "GPU catalog id of the GPUs in the log")->required();
+  ing->add_option("--collective", ingest.collective, "override the collective named in the log");
+  ing->add_option("--ranks", ingest.ranks, "ranks (default: count of '#  Rank' lines)");
+  ing->add_option("--nodes", ingest.nodes, "nodes the run spanned")->check(CLI::PositiveNumber);
+  ing->add_option("--fabric-inter", ingest.fabric_inter, "inter-node fabric id");
+  ing->add_option("--source-ref", ingest.source_ref, "provenance (default: the log path)");
+  ing->add_option("--out", ingest_out, "collectives CSV to create or append to (default: stdout)");
+  auto* list = app.add_subcommand("list", "list the microbenchmarks of this build and their axes");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  int rc = 0;
+  try {
+    if (*ing) {
+      const auto n = ptp::profile::ingest_nccl_tests_command(ingest_log, ingest, ingest_out, std::cout);
+      spdlog::info("{} collectives rows from {}", n, ingest_log);
+    } else if (*list) {
+      ptp::profile::list_benchmarks(std::cout);
+    } else {
+      if (opt.sweep_path.empty()) throw ptp::InputError("a sweep file is required (configs/sweeps/*.yaml)");
+      if (!budget.empty()) opt.budget_s = ptp::profile::parse_duration_s(budget, "--budget");
+      opt.tty = ptp::profile::stderr_is_tty();
+      rc = ptp::profile::run_profile(opt);
+    }
+  } catch (const ptp::InputError& e) {
+    std::fprintf(stderr, "ptp-profile: error: %s\n", e.what());
+    rc = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptp-profile: internal error: %s\n", e.what());
+    rc = 1;
+  }
+  ptp::profile::Comm::world().finalize();
+  return rc;
+}

@@ -1,0 +1,17 @@
+#pragma once
+// The CUDA backend's entry points that the CPU-only harness needs. Built without CUDA they report
+// "not compiled in"; with CUDA but no driver/device, device_count() returns 0 and says why.
+#include <string>
+
+#include "ptp/profile/row.hpp"
+
+namespace ptp::profile::cuda {
+
+bool compiled();
+int device_count(std::string* why);
+void select_device(int device);
+std::string device_name(int device);
+Row capture_context(int device);  // ctx_gpu_* , ctx_driver, library versions, topology
+std::string library_versions();   // CUDA/cuBLAS/cuDNN/NCCL/CUPTI versions known without a device
+
+}  // namespace ptp::profile::cuda

@@ -1,0 +1,27 @@
+#pragma once
+// The profile command: resolve the backend and target GPU, expand the sweep, then either print the
+// plan or run it (resume, budget, signals, progress, one row per point).
+#include <string>
+
+namespace ptp::profile {
+
+struct ProfileOptions {
+  std::string sweep_path;
+  std::string backend;  // "", "host" or "cuda"; "" picks cuda when a device is visible
+  std::string gpu;      // catalog id: the planning target, or the name used for a detected device
+  int device = 0;       // CUDA device ordinal
+  std::string out;      // output stem: <stem>.ops.csv and <stem>.collectives.csv
+  bool resume = false;
+  bool plan = false;
+  double budget_s = 0;  // 0: no budget
+  bool tty = false;     // progress bar instead of log lines
+};
+
+// Returns the process exit code (0, or 128+signal when SIGINT/SIGTERM stopped the sweep early).
+// Throws InputError for bad input before anything is written.
+int run_profile(const ProfileOptions& opt);
+
+// Output file of a table for an --out stem ("results" or "results.csv" -> "results.ops.csv").
+std::string output_path(const std::string& stem, const char* table);
+
+}  // namespace ptp::profile

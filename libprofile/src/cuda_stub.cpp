@@ -1,0 +1,17 @@
+// Built when the CUDA backend is not compiled in.
+#include "ptp/profile/cuda_device.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp::profile::cuda {
+
+bool compiled() { return false; }
+int device_count(std::string* why) {
+  if (why) *why = "this ptp-profile was built without CUDA (configure with -DPTP_WITH_CUDA=ON)";
+  return 0;
+}
+void select_device(int) { throw InputError("--backend cuda: this ptp-profile was built without CUDA"); }
+std::string device_name(int) { return ""; }
+Row capture_context(int) { return {}; }
+std::string library_versions() { return "built without CUDA"; }
+
+}  // namespace ptp::profile::cuda
