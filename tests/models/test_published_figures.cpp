@@ -34,10 +34,9 @@ double params_tolerance(const std::string& id) {
 constexpr double kMacsTolerance = 0.05;
 constexpr int kSeqLen = 128;
 
-// Shared encoder/decoder (and output) embeddings are counted once per stack by the transformer
-// generator; Transformer-XL large uses adaptive input embeddings the generator cannot express.
-const std::set<std::string> kKnownDiscrepancies = {"bart-large", "t5-base", "transformer-big",
-                                                   "transformer-xl-large"};
+// Transformer-XL large with adaptive input embeddings computes 283M against the paper's 257M; the
+// remaining 10% is not explained by the published architecture description.
+const std::set<std::string> kKnownDiscrepancies = {"transformer-xl-large"};
 
 double computed_params_m(const std::string& id) {
   return build(load_model(id, models_dir()), 1, kSeqLen).params() / 1e6;
@@ -90,18 +89,14 @@ TEST_CASE("anchor figures from the brief", "[models][published]") {
   CHECK(computed_params_m("llama3-8b") == Approx(8030).epsilon(0.02));
 }
 
-// Expected to fail until the transformer generator can share one embedding table between encoder,
-// decoder and LM head (BART 406M, T5-base 220M, Transformer big 213M) and express adaptive input
-// embeddings (Transformer-XL large 257M). Remove the [!shouldfail] tag when a case starts passing.
-TEST_CASE("known discrepancy: bart-large shared embeddings", "[models][published][!shouldfail]") {
-  check_published_params("bart-large");
-}
-TEST_CASE("known discrepancy: t5-base shared embeddings", "[models][published][!shouldfail]") {
-  check_published_params("t5-base");
-}
-TEST_CASE("known discrepancy: transformer-big shared embeddings", "[models][published][!shouldfail]") {
-  check_published_params("transformer-big");
-}
-TEST_CASE("known discrepancy: transformer-xl-large adaptive input", "[models][published][!shouldfail]") {
+// Expected to fail until the 10% gap of Transformer-XL large (283M computed with adaptive input
+// embeddings vs 257M published) is understood. Remove the [!shouldfail] tag when it starts passing.
+TEST_CASE("known discrepancy: transformer-xl-large parameter count", "[models][published][!shouldfail]") {
   check_published_params("transformer-xl-large");
+}
+
+TEST_CASE("shared encoder/decoder embeddings are counted once", "[models][published]") {
+  CHECK(computed_params_m("bart-large") == Approx(406).epsilon(0.03));
+  CHECK(computed_params_m("t5-base") == Approx(220).epsilon(0.03));
+  CHECK(computed_params_m("transformer-big") == Approx(213).epsilon(0.03));
 }

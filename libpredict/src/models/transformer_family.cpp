@@ -13,7 +13,8 @@ struct TransformerDims {
   int enc_layers = 0, dec_layers = 0;
   double hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0, type_vocab = 0;
   std::string activation, norm, positions, attention, head;
-  bool bias = true, tie_embeddings = true, dropout = true;
+  bool bias = true, tie_embeddings = true, dropout = true, share_embeddings = true;
+  double token_table_params = -1;  // adaptive input embeddings: smaller than vocab x hidden
   double head_vocab = 0, head_fraction = 1, num_classes = 0, mem_len = 0, tgt_ratio = 1;
   double image = 0, patch = 0, channels = 3;
   std::map<int, std::string> head_by_seq_len;
@@ -23,7 +24,7 @@ TransformerDims read_dims(const YamlReader& p) {
   p.check_keys({"kind", "layers", "encoder_layers", "decoder_layers", "hidden", "heads", "kv_heads", "head_dim",
                 "ffn", "vocab", "max_positions", "type_vocab", "activation", "norm", "positions", "attention", "head",
                 "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "dropout", "mem_len",
-                "target_length_ratio", "image", "head_vocab"});
+                "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding"});
   TransformerDims d;
   d.kind = p.get_string("kind");
   if (d.kind != "encoder" && d.kind != "decoder-only" && d.kind != "encoder-decoder")
@@ -71,6 +72,25 @@ TransformerDims read_dims(const YamlReader& p) {
   d.dropout = p.get_bool("dropout", true);
   d.mem_len = p.get_number("mem_len", 0, 1e6, 0);
   d.tgt_ratio = p.get_number("target_length_ratio", 0.01, 100, 1);
+  // Encoder-decoder models with one vocabulary (BART, T5, Transformer big) share one token table.
+  d.share_embeddings = p.get_bool("share_embeddings", true);
+  if (auto a = p.optional_child("adaptive_embedding")) {
+    // Baevski & Auli adaptive input: cluster i of the vocabulary has dimension hidden / div_val^i
+    // plus a projection back to hidden.
+    a->check_keys({"cutoffs", "div_val"});
+    const auto cutoffs = a->child("cutoffs").as_number_list(1, 1e8);
+    const double div_val = a->get_number("div_val", 1, 64);
+    double start = 0, dim = d.hidden, params = 0;
+    std::vector<double> bounds = cutoffs;
+    bounds.push_back(d.vocab);
+    for (double end : bounds) {
+      if (end <= start) a->fail("cutoffs must increase and stay below vocab");
+      params += (end - start) * dim + (dim != d.hidden ? dim * d.hidden : 0);
+      start = end;
+      dim = std::max(1.0, std::floor(dim / div_val));
+    }
+    d.token_table_params = params;
+  }
   if (auto img = p.optional_child("image")) {
     img->check_keys({"size", "patch", "channels"});
     d.image = img->get_number("size", 1, 1e5);
@@ -121,9 +141,10 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
   g.elementwise("mlp_residual", T * h, 2, 1);
 }
 
-void embed_tokens(GraphBuilder& g, const TransformerDims& d, double batch, double len, const std::string& tag) {
+void embed_tokens(GraphBuilder& g, const TransformerDims& d, double batch, double len, const std::string& tag,
+                  bool shared_table = false) {
   const double T = batch * len;
-  g.embedding(tag + "_tokens", T, d.hidden, d.vocab);
+  g.embedding(tag + "_tokens", T, d.hidden, d.vocab, shared_table ? 0.0 : d.token_table_params);
   if (d.positions == "learned" && d.max_positions > 0) g.embedding(tag + "_positions", T, d.hidden, d.max_positions);
   if (d.type_vocab > 0) g.embedding(tag + "_types", T, d.hidden, d.type_vocab);
   g.norm(tag + "_norm", T * d.hidden, d.hidden);
@@ -157,7 +178,7 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
   if (d.kind == "encoder-decoder") {
     const double T_len = std::max(1.0, std::round(S * d.tgt_ratio));
     g.begin_layer();
-    embed_tokens(g, d, B, T_len, "decoder_embed");
+    embed_tokens(g, d, B, T_len, "decoder_embed", d.share_embeddings);
     for (int i = 0; i < d.dec_layers; ++i) {
       g.begin_layer();
       g.set_prefix("decoder" + std::to_string(i));

@@ -185,14 +185,15 @@ void GraphBuilder::elementwise(const std::string& name, double elements, double 
   add(o);
 }
 
-void GraphBuilder::embedding(const std::string& name, double lookups, double dim, double table_rows) {
+void GraphBuilder::embedding(const std::string& name, double lookups, double dim, double table_rows,
+                             double table_params) {
   Op o;
   o.name = name;
   o.kind = OpKind::embedding;
   o.m = lookups, o.n = dim, o.k = table_rows;
   o.elements_in = lookups * dim;
   o.elements_out = lookups * dim;
-  o.params = table_rows * dim;
+  o.params = table_params >= 0 ? table_params : table_rows * dim;
   o.input_grad = false;
   add(o);
 }

@@ -67,7 +67,9 @@ class GraphBuilder {
   void norm(const std::string& name, double elements, double channels);  // layer/batch/rms norm
   void softmax(const std::string& name, double elements);
   void elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
-  void embedding(const std::string& name, double lookups, double dim, double table_rows);
+  // table_params: parameters of the table when it is not rows x dim (adaptive embeddings), 0 when
+  // the table is shared with another op
+  void embedding(const std::string& name, double lookups, double dim, double table_rows, double table_params = -1);
   void pooling(const std::string& name, double elements_in, double elements_out);
   // one LSTM/GRU layer over `steps` time steps; gates = 4 (LSTM) or 3 (GRU)
   void rnn(const std::string& name, double batch, double steps, double in, double hidden, double gates,
