@@ -1,0 +1,55 @@
+// Embedding gather: tokens rows of width dim picked from a vocab x dim table by index.
+#include "../kernel_common.cuh"
+
+namespace ptp::profile::cuda {
+namespace {
+
+template <typename T>
+__global__ void gather_kernel(const T* table, const int* ids, T* out, std::size_t tokens, int dim) {
+  const std::size_t n = tokens * static_cast<std::size_t>(dim);
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const std::size_t t = i / static_cast<std::size_t>(dim), c = i % static_cast<std::size_t>(dim);
+    out[i] = table[static_cast<std::size_t>(ids[t]) * static_cast<std::size_t>(dim) + c];
+  }
+}
+
+__global__ void fill_ids(int* ids, std::size_t tokens, int vocab) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < tokens; i += std::size_t{gridDim.x} * blockDim.x)
+    ids[i] = static_cast<int>((i * 2654435761u) % static_cast<unsigned>(vocab));
+}
+
+class CudaEmbedding final : public CudaOpsBench {
+ public:
+  std::string name() const override { return "cuda_embedding"; }
+  std::vector<AxisSpec> axes() const override {
+    return {{"vocab", "", "table rows"}, {"dim", "", "embedding width"}, {"tokens", "", "lookups"},
+            {"dtype", "", "fp32 | fp16 | bf16"}};
+  }
+  Work describe(const Point& p) const override {
+    const double t = static_cast<double>(p.integer("tokens")), d = static_cast<double>(p.integer("dim"));
+    if (p.integer("vocab") < 1) throw InputError(p.id() + ": vocab must be >= 1");
+    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
+    return memory_work(p, "embedding", "gather", p.text("vocab") + "x" + p.text("dim") + ":" + p.text("tokens"),
+                       p.text("dtype"), 0, 2 * eb * t * d + 4 * t);
+  }
+  void run(const Point& p, Measurement& m) const override {
+    const auto vocab = static_cast<int>(p.integer("vocab")), dim = static_cast<int>(p.integer("dim"));
+    const auto tokens = static_cast<std::size_t>(p.integer("tokens"));
+    with_dtype(p.text("dtype"), [&](auto tag) {
+      using T = decltype(tag);
+      DeviceBuffer table(static_cast<std::size_t>(vocab) * dim * sizeof(T)), ids(tokens * sizeof(int)),
+          out(tokens * dim * sizeof(T));
+      Stream s;
+      fill_ids<<<grid_1d(tokens), 256, 0, s.get()>>>(ids.get<int>(), tokens, vocab);
+      PTP_CUDA_CHECK(cudaGetLastError());
+      measure_cuda(m, s.get(), [&] {
+        gather_kernel<T><<<grid_1d(tokens * dim), 256, 0, s.get()>>>(table.get<T>(), ids.get<int>(), out.get<T>(),
+                                                                        tokens, dim);
+      });
+    });
+  }
+};
+
+}  // namespace
+PTP_REGISTER_MICROBENCH(CudaEmbedding);
+}  // namespace ptp::profile::cuda

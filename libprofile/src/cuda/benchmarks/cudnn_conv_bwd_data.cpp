@@ -1,0 +1,19 @@
+// cuDNN 9 convolution, bwd_data pass (graph API), NCHW or NHWC.
+#include "../cudnn_conv.hpp"
+
+namespace ptp::profile::cuda {
+namespace {
+
+class CudnnConvBwdData final : public Microbenchmark {
+ public:
+  std::string name() const override { return "cudnn_conv_bwd_data"; }
+  Backend backend() const override { return Backend::cuda; }
+  Table table() const override { return Table::ops; }
+  std::vector<AxisSpec> axes() const override { return conv_axes(); }
+  Work describe(const Point& p) const override { return describe_conv(p, ConvKind::bwd_data); }
+  void run(const Point& p, Measurement& m) const override { run_conv(p, m, ConvKind::bwd_data); }
+};
+
+}  // namespace
+PTP_REGISTER_MICROBENCH(CudnnConvBwdData);
+}  // namespace ptp::profile::cuda

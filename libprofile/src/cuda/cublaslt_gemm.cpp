@@ -1,0 +1,143 @@
+#include "cublaslt_gemm.hpp"
+
+#include <cublasLt.h>
+#include <cuda_fp16.h>
+
+#include "cuda_dtypes.hpp"
+#include "cuda_measure.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp::profile::cuda {
+
+namespace {
+
+constexpr std::size_t kWorkspace = 32u << 20;
+
+struct GemmShape {
+  std::int64_t m, n, k, batch;
+  std::string dtype, accum;
+};
+
+GemmShape shape_of(const Point& p, bool batched) {
+  GemmShape s{p.integer("m"), p.integer("n"), p.integer("k"), batched ? p.integer("batch") : 1, p.text("dtype"),
+              p.text("accum")};
+  if (s.m < 1 || s.n < 1 || s.k < 1 || s.batch < 1) throw InputError(p.id() + ": m, n, k, batch must be >= 1");
+  cuda_dtype(s.dtype, p.id());
+  if (s.accum != "fp32" && s.accum != "fp16") throw InputError(p.id() + ": accum must be fp32 or fp16");
+  if (s.accum == "fp16" && s.dtype != "fp16") throw InputError(p.id() + ": accum=fp16 needs dtype fp16");
+  return s;
+}
+
+// FP8 GEMMs write BF16 (a common recipe); other modes write their input type.
+cudaDataType_t out_type(const GemmShape& s) { return is_fp8(s.dtype) ? CUDA_R_16BF : cuda_dtype(s.dtype, "").type; }
+int out_bytes(const GemmShape& s) { return is_fp8(s.dtype) ? 2 : cuda_dtype(s.dtype, "").bytes; }
+
+std::string math_of(const std::string& dtype) { return is_fp8(dtype) ? "fp8" : dtype; }
+
+template <typename T, cublasStatus_t (*Destroy)(T)>
+struct LtHandle {
+  T h = nullptr;
+  ~LtHandle() {
+    if (h) Destroy(h);
+  }
+};
+
+}  // namespace
+
+std::vector<AxisSpec> gemm_axes(bool batched) {
+  std::vector<AxisSpec> a = {{"m", "", "rows of D"},
+                             {"n", "", "columns of D"},
+                             {"k", "", "reduction length"},
+                             {"dtype", "", "fp32 | tf32 | fp16 | bf16 | fp8_e4m3 | fp8_e5m2"},
+                             {"accum", "fp32", "accumulator: fp32, or fp16 for dtype fp16"}};
+  if (batched) a.push_back({"batch", "", "strided batch count (attention: batch x heads)"});
+  return a;
+}
+
+Work describe_gemm(const Point& p, bool batched) {
+  const GemmShape s = shape_of(p, batched);
+  const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k),
+               b = static_cast<double>(s.batch);
+  const double in = cuda_dtype(s.dtype, p.id()).bytes;
+  Work w;
+  w.flops = 2 * m * n * k * b;
+  w.bytes = b * (in * (m * k + k * n) + out_bytes(s) * m * n);
+  w.math = s.accum == "fp16" ? "fp16" : math_of(s.dtype);
+  w.setup_s = 0.02;  // heuristic query + workspace
+  w.fields = {{"op_class", batched ? "batched_gemm" : "gemm"},
+              {"op_name", batched ? "cublasLtMatmul_strided_batched" : "cublasLtMatmul"},
+              {"m", p.text("m")},
+              {"n", p.text("n")},
+              {"k", p.text("k")},
+              {"batch", format_number(b)},
+              {"dtype_in", s.dtype},
+              {"dtype_compute", s.accum == "fp16" ? "fp16" : (s.dtype == "tf32" ? "tf32" : "fp32")},
+              {"dtype_out", is_fp8(s.dtype) ? "bf16" : s.dtype},
+              {"flops", format_number(w.flops)},
+              {"bytes", format_number(w.bytes)}};
+  return w;
+}
+
+void run_gemm(const Point& p, Measurement& meas, bool batched) {
+  const GemmShape s = shape_of(p, batched);
+  const CudaDtype in = cuda_dtype(s.dtype, p.id());
+  require_sm(in.min_sm, s.dtype + " GEMM");
+  const bool fp8 = is_fp8(s.dtype);
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  if (s.dtype == "tf32") compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (s.accum == "fp16") compute = CUBLAS_COMPUTE_16F;
+  const cudaDataType_t scale_type = s.accum == "fp16" ? CUDA_R_16F : CUDA_R_32F;
+
+  LtHandle<cublasLtHandle_t, cublasLtDestroy> lt;
+  PTP_CUBLAS_CHECK(cublasLtCreate(&lt.h));
+  LtHandle<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> op;
+  PTP_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op.h, compute, scale_type));
+  // Column-major D(m x n) = op(A) * B. FP8 needs A transposed ("TN"), so A is stored k x m.
+  const cublasOperation_t ta = fp8 ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
+  PTP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.h, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+  PTP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.h, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+
+  const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
+             k = static_cast<std::uint64_t>(s.k);
+  LtHandle<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> la, lb, lc, ld;
+  PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.h, in.type, fp8 ? k : m, fp8 ? m : k, static_cast<std::int64_t>(fp8 ? k : m)));
+  PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.h, in.type, k, n, static_cast<std::int64_t>(k)));
+  PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.h, out_type(s), m, n, static_cast<std::int64_t>(m)));
+  PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ld.h, out_type(s), m, n, static_cast<std::int64_t>(m)));
+  if (batched) {
+    const auto batch = static_cast<std::int32_t>(s.batch);
+    const std::int64_t sa = static_cast<std::int64_t>(m * k), sb = static_cast<std::int64_t>(k * n),
+                       sc = static_cast<std::int64_t>(m * n);
+    for (auto [layout, stride] : {std::pair{la.h, sa}, {lb.h, sb}, {lc.h, sc}, {ld.h, sc}}) {
+      PTP_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch));
+      PTP_CUBLAS_CHECK(
+          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+    }
+  }
+
+  const std::size_t b = static_cast<std::size_t>(s.batch);
+  DeviceBuffer a(b * m * k * static_cast<std::size_t>(in.bytes)), bm(b * k * n * static_cast<std::size_t>(in.bytes)),
+      d(b * m * n * static_cast<std::size_t>(out_bytes(s))), workspace(kWorkspace);
+
+  LtHandle<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref;
+  PTP_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref.h));
+  const std::size_t ws = kWorkspace;
+  PTP_CUBLAS_CHECK(
+      cublasLtMatmulPreferenceSetAttribute(pref.h, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  PTP_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt.h, op.h, la.h, lb.h, lc.h, ld.h, pref.h, 1, &heuristic, &found));
+  if (found == 0) throw PointFailure("unsupported", "cuBLASLt has no algorithm for " + p.id());
+
+  const float alpha32 = 1, beta32 = 0;
+  const __half alpha16 = __float2half(1.0f), beta16 = __float2half(0.0f);
+  const void* alpha = s.accum == "fp16" ? static_cast<const void*>(&alpha16) : &alpha32;
+  const void* beta = s.accum == "fp16" ? static_cast<const void*>(&beta16) : &beta32;
+  Stream stream;
+  measure_cuda(meas, stream.get(), [&] {
+    PTP_CUBLAS_CHECK(cublasLtMatmul(lt.h, op.h, alpha, a.get(), la.h, bm.get(), lb.h, beta, d.get(), lc.h, d.get(),
+                                    ld.h, &heuristic.algo, workspace.get(), kWorkspace, stream.get()));
+  });
+}
+
+}  // namespace ptp::profile::cuda

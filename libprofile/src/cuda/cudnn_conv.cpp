@@ -1,0 +1,234 @@
+#include "cudnn_conv.hpp"
+
+#include <cudnn.h>
+
+#include <array>
+
+#include "cuda_dtypes.hpp"
+#include "cuda_measure.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp::profile::cuda {
+
+namespace {
+
+void check(cudnnStatus_t s, const char* what) {
+  if (s == CUDNN_STATUS_SUCCESS) return;
+  const std::string msg = std::string(what) + ": " + cudnnGetErrorString(s);
+  if (s == CUDNN_STATUS_NOT_SUPPORTED || s == CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH)
+    throw PointFailure("unsupported", msg);
+  if (s == CUDNN_STATUS_ALLOC_FAILED) throw PointFailure("failed", "out of memory: " + msg);
+  throw std::runtime_error(msg);
+}
+
+// RAII backend descriptor with typed attribute setters.
+class Desc {
+ public:
+  explicit Desc(cudnnBackendDescriptorType_t t) { check(cudnnBackendCreateDescriptor(t, &d_), "cudnnBackendCreateDescriptor"); }
+  ~Desc() {
+    if (d_) cudnnBackendDestroyDescriptor(d_);
+  }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  template <typename T>
+  Desc& set(cudnnBackendAttributeName_t a, cudnnBackendAttributeType_t t, const T* v, int64_t n = 1) {
+    check(cudnnBackendSetAttribute(d_, a, t, n, v), "cudnnBackendSetAttribute");
+    return *this;
+  }
+  Desc& finalize() {
+    check(cudnnBackendFinalize(d_), "cudnnBackendFinalize");
+    return *this;
+  }
+  cudnnBackendDescriptor_t get() const { return d_; }
+  cudnnBackendDescriptor_t* ptr() { return &d_; }
+
+ private:
+  cudnnBackendDescriptor_t d_ = nullptr;
+};
+
+struct ConvShape {
+  int64_t n, c, h, w, k, r, s, stride, pad;
+  std::string dtype, layout;
+  int64_t p() const { return (h + 2 * pad - r) / stride + 1; }
+  int64_t q() const { return (w + 2 * pad - s) / stride + 1; }
+};
+
+ConvShape shape_of(const Point& p) {
+  ConvShape s{p.integer("n"), p.integer("c"), p.integer("h"), p.integer("w"), p.integer("k"), p.integer("r"),
+              p.integer("s"), p.integer("stride"), p.integer("pad"), p.text("dtype"), p.text("layout")};
+  if (s.n < 1 || s.c < 1 || s.h < 1 || s.w < 1 || s.k < 1 || s.r < 1 || s.s < 1 || s.stride < 1 || s.pad < 0)
+    throw InputError(p.id() + ": conv sizes must be >= 1 (pad >= 0)");
+  if (s.p() < 1 || s.q() < 1) throw InputError(p.id() + ": filter larger than the padded input");
+  if (s.layout != "nchw" && s.layout != "nhwc") throw InputError(p.id() + ": layout must be nchw or nhwc");
+  if (is_fp8(s.dtype)) throw InputError(p.id() + ": conv dtype must be fp32, tf32, fp16 or bf16");
+  cuda_dtype(s.dtype, p.id());
+  return s;
+}
+
+// Dims are always NCHW-ordered for cuDNN; the layout only changes the strides.
+std::array<int64_t, 4> strides(const std::array<int64_t, 4>& d, bool nhwc) {
+  if (nhwc) return {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
+  return {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+}
+
+void make_tensor(Desc& t, int64_t uid, const std::array<int64_t, 4>& dims, bool nhwc, cudnnDataType_t type) {
+  const auto st = strides(dims, nhwc);
+  const int64_t align = 16;
+  t.set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, &type)
+      .set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims.data(), 4)
+      .set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, st.data(), 4)
+      .set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, &uid)
+      .set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, &align)
+      .finalize();
+}
+
+cudnnDataType_t cudnn_type(const std::string& d) {
+  if (d == "fp16") return CUDNN_DATA_HALF;
+  if (d == "bf16") return CUDNN_DATA_BFLOAT16;
+  return CUDNN_DATA_FLOAT;
+}
+
+const char* op_name(ConvKind k) {
+  return k == ConvKind::fwd ? "conv_fwd" : (k == ConvKind::bwd_data ? "conv_bwd_data" : "conv_bwd_filter");
+}
+
+}  // namespace
+
+std::vector<AxisSpec> conv_axes() {
+  return {{"n", "", "batch"},          {"c", "", "input channels"},  {"h", "", "input height"},
+          {"w", "", "input width"},    {"k", "", "output channels"}, {"r", "3", "filter height"},
+          {"s", "3", "filter width"},  {"stride", "1", "stride"},    {"pad", "1", "zero padding"},
+          {"dtype", "", "fp32 | tf32 | fp16 | bf16"}, {"layout", "nhwc", "nchw | nhwc"}};
+}
+
+Work describe_conv(const Point& p, ConvKind kind) {
+  const ConvShape s = shape_of(p);
+  const double out = static_cast<double>(s.n * s.k * s.p() * s.q());
+  const double flops = 2 * out * static_cast<double>(s.c * s.r * s.s);  // same MACs in all three passes
+  const double eb = cuda_dtype(s.dtype, p.id()).bytes;
+  const double bytes = eb * static_cast<double>(s.n * s.c * s.h * s.w + s.k * s.c * s.r * s.s) + eb * out;
+  Work w;
+  w.flops = flops;
+  w.bytes = bytes;
+  w.math = s.dtype;
+  w.setup_s = 0.1;  // heuristics + plan finalisation
+  w.fields = {{"op_class", op_name(kind)},
+              {"op_name", std::string("cudnn_") + op_name(kind)},
+              {"m", format_number(static_cast<double>(s.n * s.p() * s.q()))},  // implicit-GEMM view
+              {"n", p.text("k")},
+              {"k", format_number(static_cast<double>(s.c * s.r * s.s))},
+              {"batch", p.text("n")},
+              {"shape", "n" + p.text("n") + "c" + p.text("c") + "h" + p.text("h") + "w" + p.text("w") + "k" + p.text("k") +
+                            "r" + p.text("r") + "s" + p.text("s") + "u" + p.text("stride") + "p" + p.text("pad") + "_" +
+                            s.layout},
+              {"dtype_in", s.dtype},
+              {"dtype_compute", s.dtype == "tf32" ? "tf32" : (s.dtype == "fp32" ? "fp32" : "fp32_acc")},
+              {"dtype_out", s.dtype},
+              {"flops", format_number(flops)},
+              {"bytes", format_number(bytes)}};
+  return w;
+}
+
+void run_conv(const Point& p, Measurement& meas, ConvKind kind) {
+  const ConvShape s = shape_of(p);
+  require_sm(cuda_dtype(s.dtype, p.id()).min_sm, s.dtype + " convolution");
+  const bool nhwc = s.layout == "nhwc";
+  const cudnnDataType_t io = cudnn_type(s.dtype), comp = CUDNN_DATA_FLOAT;
+  cudnnHandle_t handle = nullptr;
+  check(cudnnCreate(&handle), "cudnnCreate");
+  struct HandleGuard {
+    cudnnHandle_t h;
+    ~HandleGuard() { cudnnDestroy(h); }
+  } guard{handle};
+  Stream stream;
+  check(cudnnSetStream(handle, stream.get()), "cudnnSetStream");
+
+  Desc x(CUDNN_BACKEND_TENSOR_DESCRIPTOR), wt(CUDNN_BACKEND_TENSOR_DESCRIPTOR), y(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  make_tensor(x, 'x', {s.n, s.c, s.h, s.w}, nhwc, io);
+  make_tensor(wt, 'w', {s.k, s.c, s.r, s.s}, nhwc, io);
+  make_tensor(y, 'y', {s.n, s.k, s.p(), s.q()}, nhwc, io);
+
+  Desc conv(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const int64_t dims = 2, pad[2] = {s.pad, s.pad}, stride[2] = {s.stride, s.stride}, dil[2] = {1, 1};
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  conv.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, &dims)
+      .set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &comp)
+      .set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, &mode)
+      .set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad, 2)
+      .set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad, 2)
+      .set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride, 2)
+      .set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dil, 2)
+      .finalize();
+
+  const float alpha = 1, beta = 0;
+  const cudnnBackendDescriptor_t xd = x.get(), wd = wt.get(), yd = y.get(), cd = conv.get();
+  Desc op(kind == ConvKind::fwd        ? CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR
+          : kind == ConvKind::bwd_data ? CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR
+                                       : CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
+  if (kind == ConvKind::fwd) {
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, &alpha)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, &beta);
+  } else if (kind == ConvKind::bwd_data) {
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, &alpha)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, &beta);
+  } else {
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, &cd)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, &alpha)
+        .set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, &beta);
+  }
+  op.finalize();
+
+  const cudnnBackendDescriptor_t opd = op.get();
+  Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &opd)
+      .set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &handle)
+      .finalize();
+  const cudnnBackendDescriptor_t gd = graph.get();
+  Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  const cudnnBackendHeurMode_t hmode = CUDNN_HEUR_MODE_A;
+  heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &gd)
+      .set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &hmode)
+      .finalize();
+  Desc engine_cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  int64_t returned = 0;
+  check(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                 &returned, engine_cfg.ptr()),
+        "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
+  if (returned == 0) throw PointFailure("unsupported", "cuDNN heuristics returned no engine for " + p.id());
+  const cudnnBackendDescriptor_t ecd = engine_cfg.get();
+  Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, &handle)
+      .set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, &ecd)
+      .finalize();
+  int64_t workspace_size = 0;
+  check(cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, nullptr,
+                                 &workspace_size),
+        "cudnnBackendGetAttribute(WORKSPACE_SIZE)");
+
+  const std::size_t eb = static_cast<std::size_t>(cuda_dtype(s.dtype, p.id()).bytes);
+  DeviceBuffer xb(eb * static_cast<std::size_t>(s.n * s.c * s.h * s.w)),
+      wb(eb * static_cast<std::size_t>(s.k * s.c * s.r * s.s)),
+      yb(eb * static_cast<std::size_t>(s.n * s.k * s.p() * s.q())), ws(static_cast<std::size_t>(workspace_size));
+  void* ptrs[3] = {xb.get(), wb.get(), yb.get()};
+  const int64_t uids[3] = {'x', 'w', 'y'};
+  void* wsp = ws.get();
+  Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs, 3)
+      .set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids, 3)
+      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &wsp)
+      .finalize();
+  measure_cuda(meas, stream.get(), [&] { check(cudnnBackendExecute(handle, plan.get(), pack.get()), "cudnnBackendExecute"); });
+}
+
+}  // namespace ptp::profile::cuda

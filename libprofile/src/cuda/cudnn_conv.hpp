@@ -1,0 +1,15 @@
+#pragma once
+// cuDNN 9 convolutions through the graph (backend) API, shared by the forward, backward-data and
+// backward-filter benchmarks: build a one-operation graph, take the first engine config the
+// heuristics offer, finalize a plan and time cudnnBackendExecute.
+#include "ptp/profile/microbenchmark.hpp"
+
+namespace ptp::profile::cuda {
+
+enum class ConvKind { fwd, bwd_data, bwd_filter };
+
+std::vector<AxisSpec> conv_axes();
+Work describe_conv(const Point& p, ConvKind kind);
+void run_conv(const Point& p, Measurement& m, ConvKind kind);
+
+}  // namespace ptp::profile::cuda

@@ -1,0 +1,64 @@
+#pragma once
+// Shared helpers for the hand-written memory-bound kernels: dtype dispatch (fp32/fp16/bf16 storage,
+// fp32 math), grid sizing, and the Work description every such benchmark reports.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <string>
+
+#include "cuda_measure.hpp"
+#include "ptp/profile/microbenchmark.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp::profile::cuda {
+
+template <typename T> __device__ __forceinline__ float to_f(T x) { return static_cast<float>(x); }
+template <> __device__ __forceinline__ float to_f<__half>(__half x) { return __half2float(x); }
+template <> __device__ __forceinline__ float to_f<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T from_f(float x) { return static_cast<T>(x); }
+template <> __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
+
+inline int kernel_dtype_bytes(const std::string& dtype, const std::string& where) {
+  if (dtype == "fp32") return 4;
+  if (dtype == "fp16" || dtype == "bf16") return 2;
+  throw InputError(where + ": dtype must be fp32, fp16 or bf16, got '" + dtype + "'");
+}
+
+// Calls f(T{}) with the storage type named by `dtype`.
+template <typename F>
+void with_dtype(const std::string& dtype, F&& f) {
+  if (dtype == "fp32") return f(float{});
+  if (dtype == "fp16") return f(__half{});
+  if (dtype == "bf16") {
+    require_sm(80, "bf16");
+    return f(__nv_bfloat16{});
+  }
+  throw InputError("dtype must be fp32, fp16 or bf16, got '" + dtype + "'");
+}
+
+inline unsigned grid_1d(std::size_t n, unsigned block = 256) {
+  return static_cast<unsigned>(std::min<std::size_t>((n + block - 1) / block, 65535u * 8u));
+}
+
+inline Work memory_work(const Point& p, const char* op_class, const std::string& op_name, const std::string& shape,
+                        const std::string& dtype, double flops, double bytes) {
+  Work w;
+  w.flops = flops;
+  w.bytes = bytes;
+  w.math = "fp32";
+  w.fields = {{"op_class", op_class}, {"op_name", op_name},     {"shape", shape},
+              {"dtype_in", dtype},    {"dtype_compute", "fp32"}, {"dtype_out", dtype},
+              {"flops", format_number(flops)}, {"bytes", format_number(bytes)}};
+  return w;
+}
+
+// Base for single-kernel-family benchmarks of the CUDA backend writing ops rows.
+class CudaOpsBench : public Microbenchmark {
+ public:
+  Backend backend() const override { return Backend::cuda; }
+  Table table() const override { return Table::ops; }
+};
+
+}  // namespace ptp::profile::cuda

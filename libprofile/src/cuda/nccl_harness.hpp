@@ -1,0 +1,29 @@
+#pragma once
+// NCCL collectives harness (nccl-tests conventions): size_bytes is the largest buffer of the
+// operation, algbw = size / time, busbw = algbw * bus factor. One process driving every visible GPU
+// (ranks <= devices), or one GPU per process when launched by mpirun/srun (ranks = world size).
+#include <nccl.h>
+
+#include <functional>
+
+#include "ptp/profile/microbenchmark.hpp"
+
+namespace ptp::profile::cuda {
+
+struct CollectiveCall {
+  ncclComm_t comm;
+  cudaStream_t stream;
+  void* send;
+  void* recv;
+  std::size_t count;  // elements of the largest buffer
+  ncclDataType_t dtype;
+  int rank, nranks;
+};
+
+using CollectiveLaunch = std::function<ncclResult_t(const CollectiveCall&)>;
+
+std::vector<AxisSpec> collective_axes();
+Work describe_collective(const Point& p, const std::string& collective);
+void run_collective(const Point& p, Measurement& m, const CollectiveLaunch& launch);
+
+}  // namespace ptp::profile::cuda
