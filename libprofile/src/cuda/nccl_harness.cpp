@@ -50,21 +50,24 @@ std::vector<AxisSpec> collective_axes() {
   return {{"size_bytes", "", "largest buffer in bytes (nccl-tests size)"},
           {"dtype", "fp32", "fp32 | fp16 | bf16"},
           {"ranks", "", "GPUs taking part (processes x GPUs)"},
-          {"in_place", "0", "1: recv buffer aliases send"}};
+          {"in_place", "0", "1: recv buffer aliases send"},
+          {"nodes", "1", "nodes the ranks span (multi-process launches; rows only)"}};
 }
 
 Work describe_collective(const Point& p, const std::string& collective) {
   const double size = static_cast<double>(p.integer("size_bytes"));
   const auto ranks = static_cast<int>(p.integer("ranks"));
   nccl_type(p.text("dtype"), p.id());
+  const auto nodes = static_cast<int>(p.integer("nodes"));
   if (ranks < 1 || size < 1) throw InputError(p.id() + ": size_bytes and ranks must be >= 1");
+  if (nodes < 1 || ranks % nodes != 0) throw InputError(p.id() + ": nodes must divide ranks");
   if (p.text("in_place") != "0" && p.text("in_place") != "1") throw InputError(p.id() + ": in_place must be 0 or 1");
   Work w;
   w.link_bytes = size * bus_factor(collective, ranks);
   w.gpus = ranks;
   w.setup_s = 0.2 + 0.05 * ranks;  // communicator creation dominates small points
   w.fields = {{"collective", collective},       {"size_bytes", p.text("size_bytes")}, {"dtype", p.text("dtype")},
-              {"ranks", p.text("ranks")},        {"nodes", "1"},                       {"ranks_per_node", p.text("ranks")},
+              {"ranks", p.text("ranks")},        {"nodes", p.text("nodes")}, {"ranks_per_node", std::to_string(ranks / nodes)},
               {"in_place", p.text("in_place")}};
   return w;
 }
