@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analytical/parallelism.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/error.hpp"
 
@@ -21,6 +22,46 @@ const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
 namespace {
 [[noreturn]] void fail(const JobSpec& j, const std::string& field, const std::string& msg) {
   throw InputError(j.file, 0, 0, field, msg);
+}
+std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
+
+// Model-parallel layouts must cut the model where Megatron can: heads over TP ranks, blocks over
+// pipeline chunks, sequence chunks over CP ranks, experts over EP ranks.
+void validate_layout(const ResolvedJob& r) {
+  const auto& j = r.job;
+  const auto& par = j.parallelism;
+  const auto& m = *r.model;
+  const bool model_parallel = par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
+  if (par.virtual_pipeline > 1 && par.pipeline == 1)
+    fail(j, "parallelism.virtual_pipeline", "needs parallelism.pipeline > 1 (interleaving splits each stage)");
+  if (!model_parallel) return;
+  if (m.family != "transformer")
+    fail(j, "parallelism", "tensor/pipeline/context/expert parallelism is modelled for transformer models; '" + m.id +
+                               "' is a " + m.family + " model (use data parallelism and sharding)");
+  const auto& mp = m.params;
+  const double heads = mp.get_number("heads", 1, 1e4);
+  if (std::fmod(heads, par.tensor) != 0)
+    fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) + " attention heads of '" +
+                                      m.id + "'");
+  const int blocks = count_blocks(r.workload);
+  const int chunks = par.pipeline * par.virtual_pipeline;
+  if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).divisible)
+    fail(j, par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",
+         "the " + num(blocks) + " layers of '" + m.id + "' do not split into pipeline x virtual_pipeline = " +
+             num(chunks) + " equal chunks (nor do layers + 2 with the embedding and loss as layers)");
+  if (par.context > 1 && j.seq_len % (2 * par.context) != 0)
+    fail(j, "parallelism.context", "seq_len " + num(j.seq_len) + " must be a multiple of 2 x context = " +
+                                       num(2 * par.context) + " (load-balanced causal chunks)");
+  if (par.expert > 1) {
+    const double experts = mp.get_number("num_experts", 0, 1e6, 0);
+    if (experts <= 0) fail(j, "parallelism.expert", "'" + m.id + "' has no experts (num_experts in its model YAML)");
+    if (std::fmod(experts, par.expert) != 0)
+      fail(j, "parallelism.expert", num(par.expert) + " does not divide the " + num(experts) + " experts of '" + m.id + "'");
+    const long dense_ranks = static_cast<long>(par.tensor) * par.context * r.data_parallel;
+    if (dense_ranks % par.expert != 0)
+      fail(j, "parallelism.expert", num(par.expert) + " must divide tensor x context x data = " + num(dense_ranks) +
+                                        " (expert-parallel ranks are drawn from them)");
+  }
 }
 }  // namespace
 
@@ -90,6 +131,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
   } catch (const InputError& e) {
     throw InputError(job.file + ": model: " + e.what());
   }
+  validate_layout(r);
   return r;
 }
 

@@ -1,8 +1,10 @@
-// Per-GPU memory: weights (+ FP32 master copy), gradients, optimizer state, stashed activations of
-// one micro-batch, and a fixed workspace. Sharding divides the per-parameter terms.
+// Per-GPU memory: weights (+ FP32 master copy), gradients, optimizer state, stashed activations and
+// a fixed workspace, for the worst pipeline stage. Tensor/expert parallelism shrink the stage's
+// weights before ZeRO/FSDP divide them over the data-parallel group; activations are one micro-
+// batch's stash times the micro-batches a 1F1B stage holds, reduced by recomputation.
 #include <algorithm>
 
-#include "ptp/predict/analytical.hpp"
+#include "parallelism.hpp"
 
 namespace ptp {
 
@@ -12,30 +14,86 @@ double optimizer_states(const std::string& opt) {
   if (opt == "momentum") return 1;
   return 2;  // adam, adamw, lamb
 }
+bool in_block(const Op& op) { return op.name.find('.') != std::string::npos; }
+
+// Bytes an op stashes for backward. FP8 recipes (Transformer Engine) keep the FP8 casts of GEMM
+// inputs, which the backward GEMMs read, instead of the BF16 tensors.
+double saved_bytes(const Op& op, const PrecisionPolicy& p) {
+  const bool fp8_input = p.fp8_scaling && op.kind == OpKind::gemm;
+  return op.saved * (fp8_input ? 1.0 : p.activation_bytes);
+}
+
+// Activation bytes one micro-batch leaves stashed on this stage, and the extra working set while
+// one block is recomputed.
+struct Stash {
+  double kept = 0, working = 0;
+};
+Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p) {
+  Stash st;
+  if (l.recompute == "none") {
+    for (const auto& op : s.ops) st.kept += saved_bytes(op, p);
+    return st;
+  }
+  // Full: keep each block's input (split over TP ranks under sequence parallel) and rebuild one
+  // block at a time. Selective: drop what the recomputed ops (scores, softmax, norms, elementwise)
+  // would have stashed.
+  const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
+  double block_saved = 0, blocks = std::max(1, s.blocks);
+  for (const auto& op : s.ops) {
+    const double bytes = saved_bytes(op, p);
+    if (!in_block(op)) {
+      st.kept += bytes;
+      continue;
+    }
+    block_saved += bytes;
+    const bool dropped = l.recompute == "full" || op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax ||
+                         op.kind == OpKind::norm || op.kind == OpKind::elementwise;
+    if (!dropped) st.kept += bytes;
+  }
+  if (l.recompute == "full") {
+    st.kept += s.blocks * (l.hidden > 0 ? block_input * p.activation_bytes : 0);
+    st.working = block_saved / blocks;
+  }
+  return st;
+}
 }  // namespace
 
-MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants& k) {
+MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& job, const Layout& l,
+                            const AnalyticalConstants& k) {
   const auto& p = *job.policy;
   const auto& j = job.job;
-  const double params = job.workload.params();
-  const double dp = std::max(1, job.data_parallel);
-  const std::string& s = j.sharding;
-  const double opt_div = (s == "zero1" || s == "zero2" || s == "zero3" || s == "fsdp" || s == "hsdp") ? dp : 1;
-  const double grad_div = (s == "zero2" || s == "zero3" || s == "fsdp" || s == "hsdp") ? dp : 1;
-  const double weight_div = (s == "zero3" || s == "fsdp" || s == "hsdp") ? dp : 1;
+  const double dense = s.params - s.expert_params, expert = s.expert_params;
+  const double dense_group = l.sharding == "hsdp" ? hsdp_shard_group(l).size : l.dp * l.cp;
+  const double expert_group = expert_dp_group(l).size;
+  auto sharded = [&](bool on) { return on ? dense / dense_group + expert / expert_group : dense + expert; };
   MemoryEstimate m;
-  m.weights = params * p.param_bytes / weight_div;
-  m.gradients = params * p.grad_bytes / grad_div;
-  m.optimizer_state = params * (optimizer_states(j.optimizer) * p.optimizer_state_bytes + p.master_weight_bytes) / opt_div;
-  double act_factor = 1.0;
-  if (j.activation_checkpointing == "full") act_factor = 1.0 / std::max(1, job.workload.layers) * 2;
-  else if (j.activation_checkpointing == "selective") act_factor = 0.7;
-  m.activations = job.workload.saved_elements() * p.activation_bytes * act_factor;
+  m.weights = sharded(l.shards_params()) * p.param_bytes;
+  // FSDP materialises the current block's and the prefetched next block's full weights; under a
+  // pipeline schedule the whole stage stays gathered for the step (see dp_comm.cpp).
+  const double gathered = l.pp > 1 ? s.params : 2 * s.largest_block_params;
+  if (l.shards_params()) m.weights += gathered * std::min(p.param_bytes, 2.0);
+  m.gradients = sharded(l.shards_grads()) * p.grad_bytes;
+  m.optimizer_state =
+      sharded(l.shards_optimizer()) * (optimizer_states(j.optimizer) * p.optimizer_state_bytes + p.master_weight_bytes);
+  const Stash st = activation_stash(s, l, p);
+  const double in_flight = in_flight_microbatches(l.pp, l.vp, l.microbatches, stage_index);
+  m.activations = st.kept * in_flight + st.working;
   m.workspace = k.workspace_bytes;
   m.per_gpu_bytes = m.weights + m.gradients + m.optimizer_state + m.activations + m.workspace;
   m.capacity_bytes = job.gpu->memory_bytes();
   m.fits = m.per_gpu_bytes <= m.capacity_bytes * 0.95;
   return m;
+}
+
+MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants& k) {
+  const Layout l = make_layout(job);
+  const auto stages = partition_stages(job.workload, l);
+  MemoryEstimate worst;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const auto m = stage_memory(stages[i], static_cast<int>(i), job, l, k);
+    if (i == 0 || m.per_gpu_bytes > worst.per_gpu_bytes) worst = m;
+  }
+  return worst;
 }
 
 }  // namespace ptp

@@ -1,10 +1,12 @@
-// Composes op times into one optimizer step: grad_accum x (forward + backward), all-reduce buckets
-// overlapped with the last backward, optimizer and loss-scaling passes.
+// Composes op times into one optimizer step: per pipeline stage, grad_accum x (forward + backward +
+// recompute + model-parallel communication), the pipeline bubble, data-parallel traffic overlapped
+// with the compute, optimizer and loss-scaling passes.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
-#include "ptp/predict/analytical.hpp"
+#include "parallelism.hpp"
 
 namespace ptp {
 
@@ -64,10 +66,35 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
 
 }  // namespace
 
+namespace {
+void add_memory_warning(const ResolvedJob& job, const Layout& l, Prediction& out) {
+  const auto& p = *job.policy;
+  const auto& j = job.job;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "predicted memory %.1f GB per GPU exceeds %s's %.0f GB", out.memory.per_gpu_bytes / 1e9,
+                job.gpu->id.c_str(), out.memory.capacity_bytes / 1e9);
+  std::string fix = "; try a smaller batch_size with grad_accum";
+  if (!p.half_precision) fix += ", precision amp_bf16/amp_fp16";
+  if (j.activation_checkpointing == "none") fix += ", activation_checkpointing: full";
+  if (j.sharding == "none" && job.data_parallel > 1) fix += ", sharding: zero1/fsdp";
+  if (l.hidden > 0 && job.data_parallel > 1) fix += ", a larger parallelism.tensor or parallelism.pipeline";
+  out.warnings.push_back(buf + fix);
+}
+}  // namespace
+
+// One optimizer step: every pipeline stage runs m micro-batches of forward + backward (+ recompute)
+// with its model-parallel communication; the slowest stage paces the pipeline and the fill/drain
+// bubble adds (pp-1)/vp of its micro-batch time; data-parallel traffic, optimizer and loss scaling
+// follow. Without model parallelism or sharding this is the bucketed-DDP model.
 Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k) {
+  return predict_analytical(job, k, ParallelConstants{});
+}
+
+Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k, const ParallelConstants& pk) {
   const auto& j = job.job;
   const auto& p = *job.policy;
   const auto& g = *job.gpu;
+  const Layout l = make_layout(job);
   Prediction out;
   out.model = job.model->id;
   out.precision = p.id;
@@ -80,71 +107,85 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.batch_size = j.batch_size;
   out.seq_len = j.seq_len;
 
-  std::vector<TraceLayer> layers(std::max(1, job.workload.layers));
-  std::vector<double> layer_params(layers.size(), 0.0);
-  double gpu_fwd = 0, gpu_bwd = 0, launch_fwd = 0, launch_bwd = 0, gemm_inputs = 0;
-  for (const auto& op : job.workload.ops) {
-    const OpTime t = analytical_op_time(op, job, k);
-    gpu_fwd += t.forward_s;
-    gpu_bwd += t.backward_s;
-    launch_fwd += t.forward_launch_s;
-    launch_bwd += t.backward_launch_s;
-    const auto idx = static_cast<std::size_t>(std::clamp(op.layer, 0, static_cast<int>(layers.size()) - 1));
-    if (layers[idx].name.empty()) {
-      auto dot = op.name.find('.');
-      layers[idx].name = dot == std::string::npos ? op.name : op.name.substr(0, dot);
-    }
-    layers[idx].forward_s += t.forward_s;
-    layers[idx].backward_s += t.backward_s;
-    layer_params[idx] += op.params;
-    if (op.uses_gemm_math) gemm_inputs += op.elements_in;
+  const auto stages = partition_stages(job.workload, l);
+  std::vector<StageTime> times;
+  std::size_t slow = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    times.push_back(stage_time(stages[i], job, l, k, pk));
+    if (times[i].total() > times[slow].total()) slow = i;
   }
-  const double bw = g.bandwidth_bytes_per_s() * k.memory_emax;
-  const double params = job.workload.params();
-  double casts = 0;
-  if (p.weight_cast_each_step) casts += params * (4 + 2) / bw;
-  if (p.fp8_scaling) casts += gemm_inputs * (2 + 1) / bw + params * (2 + 1) / bw;
-
-  const double fwd_mb = std::max(gpu_fwd, launch_fwd) + casts;
-  const double bwd_mb = std::max(gpu_bwd, launch_bwd);
-  const double accum = j.grad_accum;
+  const Stage& stage = stages[slow];
+  StageTime& t = times[slow];
+  const double m = l.microbatches;
   auto& b = out.breakdown;
-  b.precision_casts = accum * casts;
-  b.framework_overhead = accum * ((fwd_mb - casts - gpu_fwd) + (bwd_mb - gpu_bwd));
-  b.forward = accum * fwd_mb;
-  b.backward = accum * bwd_mb;
+  b.precision_casts = m * t.casts;
+  b.framework_overhead = m * ((t.fwd - t.casts - t.gpu_fwd) + (t.bwd - t.bwd_casts - t.gpu_bwd));
+  b.forward = m * t.fwd;
+  b.backward = m * t.bwd;
+  b.recompute = m * t.recompute;
+  b.tp_communication = m * t.tp_exposed;
+  b.cp_communication = m * t.cp_exposed;
+  b.ep_communication = m * t.ep_exposed;
+  b.pp_communication = m * t.p2p_exposed;
+  const double bubble = bubble_fraction(l.pp, l.vp, l.microbatches);
+  b.pp_bubble = bubble * m * t.total();
 
-  const auto sched = schedule_allreduce(job, layers, layer_params, bwd_mb, k);
-  double comm_total = 0;
-  for (const auto& bk : sched.buckets) comm_total += bk.duration_s;
-  b.communication = comm_total;
-  b.communication_exposed = sched.exposed_s;
+  double dp_total = 0;
+  if (!l.model_parallel() && l.sharding == "none") {
+    const auto sched = schedule_allreduce(job, t.layers, t.layer_params, t.bwd + t.recompute, k);
+    for (const auto& bk : sched.buckets) dp_total += bk.duration_s;
+    b.dp_communication = sched.exposed_s;
+    out.buckets = sched.buckets;
+  } else {
+    const auto dp = dp_communication(stage, t, job, l, k, pk);
+    dp_total = dp.total;
+    b.dp_communication = dp.exposed;
+  }
+  b.communication = dp_total + m * (t.tp_comm + t.cp_comm + t.ep_comm + t.p2p_comm);
+  b.communication_exposed =
+      b.dp_communication + b.tp_communication + b.cp_communication + b.ep_communication + b.pp_communication;
 
-  const std::string& s = j.sharding;
-  const double shard = (s != "none") ? std::max(1, job.data_parallel) : 1;
-  b.optimizer = params * optimizer_bytes_per_param(job) / bw / shard;
-  b.loss_scaling = p.dynamic_loss_scaling ? params * p.grad_bytes * 2 / bw + k.loss_scale_sync_s : 0;
+  const double bw = g.bandwidth_bytes_per_s() * k.memory_emax;
+  const double shard = l.shards_optimizer() ? l.dp * l.cp : 1;
+  b.optimizer = stage.params * optimizer_bytes_per_param(job) / bw / shard;
+  b.loss_scaling = p.dynamic_loss_scaling ? stage.params * p.grad_bytes * 2 / bw + k.loss_scale_sync_s : 0;
 
-  out.iteration_s = b.forward + b.backward + b.communication_exposed + b.optimizer + b.loss_scaling + k.step_overhead_s;
+  out.iteration_s = b.forward + b.backward + b.recompute + b.pp_bubble + b.communication_exposed + b.optimizer +
+                    b.loss_scaling + k.step_overhead_s;
   const double z = 1.2815515655446004 * k.log_sigma;
   out.iteration_low_s = out.iteration_s * std::exp(-z);
   out.iteration_high_s = out.iteration_s * std::exp(z);
   out.samples_per_second = job.samples_per_step / out.iteration_s;
   if (job.model->sequence) out.tokens_per_second = out.samples_per_second * j.seq_len;
-  out.flops_per_step = (job.workload.fwd_flops() + job.workload.bwd_flops()) * accum * j.cluster.num_gpus;
-  out.layers = std::move(layers);
-  out.buckets = sched.buckets;
-  out.memory = estimate_memory(job, k);
-  if (!out.memory.fits) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "predicted memory %.1f GB per GPU exceeds %s's %.0f GB",
-                  out.memory.per_gpu_bytes / 1e9, g.id.c_str(), out.memory.capacity_bytes / 1e9);
-    std::string fix = "; try a smaller batch_size with grad_accum";
-    if (!p.half_precision) fix += ", precision amp_bf16/amp_fp16";
-    if (j.activation_checkpointing == "none") fix += ", activation_checkpointing: full";
-    if (j.sharding == "none" && job.data_parallel > 1) fix += ", sharding: zero1/fsdp";
-    out.warnings.push_back(buf + fix);
+  out.tokens_per_second_per_gpu = out.tokens_per_second / j.cluster.num_gpus;
+  // Hardware FLOPs of all GPUs (recomputation included): one replica's work per DP rank.
+  out.flops_per_step = (job.workload.fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.workload.bwd_flops()) * m *
+                       l.dp;
+  fill_mfu(job, out);
+  out.layers = std::move(t.layers);
+
+  auto& ls = out.layout;
+  ls.tensor = l.tp, ls.pipeline = l.pp, ls.virtual_pipeline = l.vp, ls.context = l.cp, ls.expert = l.ep;
+  ls.data = l.dp;
+  ls.sequence_parallel = l.sp;
+  ls.sharding = l.sharding;
+  ls.activation_checkpointing = l.recompute;
+  ls.microbatches = l.microbatches;
+  ls.bubble_fraction = bubble;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const auto mem = stage_memory(stages[i], static_cast<int>(i), job, l, k);
+    if (i == 0 || mem.per_gpu_bytes > out.memory.per_gpu_bytes) {
+      out.memory = mem;
+      ls.memory_stage = static_cast<int>(i);
+    }
   }
+  if (!out.memory.fits) add_memory_warning(job, l, out);
+  if (l.pp > 1 && pipeline_split(count_blocks(job.workload), l.pp, l.vp).embedding_as_layer)
+    out.warnings.push_back("layers do not divide into pipeline x virtual_pipeline chunks; the embedding and the loss "
+                           "each take one layer's slot (Megatron account_for_embedding/loss_in_pipeline_split)");
+  if (l.pp > 1 && l.microbatches < l.pp)
+    out.warnings.push_back("fewer micro-batches (" + std::to_string(l.microbatches) + ") than pipeline stages (" +
+                           std::to_string(l.pp) + "): the bubble dominates; raise global_batch_size");
   fill_totals(job, out);
   return out;
 }

@@ -32,9 +32,40 @@ nlohmann::json prediction_json(const Prediction& p) {
                       {"communication_exposed", b.communication_exposed},
                       {"loss_scaling", b.loss_scaling},
                       {"precision_casts", b.precision_casts},
-                      {"framework_overhead", b.framework_overhead}}}};
+                      {"framework_overhead", b.framework_overhead},
+                      {"tp_communication", b.tp_communication},
+                      {"cp_communication", b.cp_communication},
+                      {"ep_communication", b.ep_communication},
+                      {"pp_communication", b.pp_communication},
+                      {"dp_communication", b.dp_communication},
+                      {"pp_bubble", b.pp_bubble},
+                      {"recompute", b.recompute}}}};
   j["throughput"] = {{"samples_per_second", p.samples_per_second},
-                     {"tokens_per_second", or_null(p.tokens_per_second > 0, p.tokens_per_second)}};
+                     {"tokens_per_second", or_null(p.tokens_per_second > 0, p.tokens_per_second)},
+                     {"tokens_per_second_per_gpu", or_null(p.tokens_per_second > 0, p.tokens_per_second_per_gpu)}};
+  j["valid"] = p.valid;
+  j["error"] = p.valid ? json(nullptr) : json(p.error);
+  // Which peak each utilisation is against is spelled out, since FP8 MFU is quoted both ways.
+  j["mfu"] = p.mfu;
+  j["mfu_precision_peak"] = p.mfu_precision_peak;
+  j["mfu_basis"] = {{"model_flops_per_step", p.model_flops_per_step},
+                    {"model_flops", "6 x matmul params (active) x tokens + 12 x layers x seq_len x attention width x "
+                                    "tokens (attention not halved for causal masks)"},
+                    {"mfu_peak", p.mfu_peak_basis},
+                    {"mfu_precision_peak", p.mfu_precision_peak_basis}};
+  const auto& l = p.layout;
+  j["parallelism"] = {{"tensor", l.tensor},
+                      {"pipeline", l.pipeline},
+                      {"virtual_pipeline", l.virtual_pipeline},
+                      {"context", l.context},
+                      {"expert", l.expert},
+                      {"data", l.data},
+                      {"sequence_parallel", l.sequence_parallel},
+                      {"sharding", l.sharding},
+                      {"activation_checkpointing", l.activation_checkpointing},
+                      {"microbatches", l.microbatches},
+                      {"bubble_fraction", l.bubble_fraction},
+                      {"memory_stage", l.memory_stage}};
   j["total"] = {{"steps", or_null(has_total, p.total_steps)},
                 {"seconds", or_null(has_total, p.total_seconds)},
                 {"gpu_hours", or_null(has_total, p.gpu_hours)},
@@ -46,7 +77,8 @@ nlohmann::json prediction_json(const Prediction& p) {
                  {"weights_bytes", m.weights},
                  {"gradients_bytes", m.gradients},
                  {"optimizer_state_bytes", m.optimizer_state},
-                 {"activations_bytes", m.activations}};
+                 {"activations_bytes", m.activations},
+                 {"workspace_bytes", m.workspace}};
   j["predictor"] = {{"kind", p.predictor_kind}, {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)}};
   j["warnings"] = p.warnings;
   return j;

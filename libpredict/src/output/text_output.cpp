@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -30,15 +31,54 @@ std::string human_duration(double seconds) {
   return fmt("%.1f days", seconds / 86400);
 }
 
+namespace {
+std::string layout_text(const LayoutSummary& l) {
+  std::string o = "TP " + std::to_string(l.tensor) + (l.sequence_parallel ? "+SP" : "") + ", PP " +
+                  std::to_string(l.pipeline);
+  if (l.virtual_pipeline > 1) o += "x" + std::to_string(l.virtual_pipeline);
+  if (l.context > 1) o += ", CP " + std::to_string(l.context);
+  if (l.expert > 1) o += ", EP " + std::to_string(l.expert);
+  o += ", DP " + std::to_string(l.data);
+  if (l.sharding != "none") o += " (" + l.sharding + ")";
+  if (l.activation_checkpointing != "none") o += ", recompute " + l.activation_checkpointing;
+  return o;
+}
+
+// Rank of each row by throughput among the rows that are valid and fit in memory (1 = fastest);
+// 0 for the others. Sweeps over layouts are read by this column.
+std::vector<int> throughput_ranks(const std::vector<SweepRow>& rows) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].prediction.valid && rows[i].prediction.memory.fits) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return rows[a].prediction.samples_per_second > rows[b].prediction.samples_per_second;
+  });
+  std::vector<int> rank(rows.size(), 0);
+  for (std::size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int>(r + 1);
+  return rank;
+}
+
+// Speed-ups are against the first row that could be predicted.
+double first_valid_rate(const std::vector<SweepRow>& rows) {
+  for (const auto& r : rows)
+    if (r.prediction.valid) return r.prediction.samples_per_second;
+  return 0;
+}
+}  // namespace
+
 std::string render_table(const Prediction& p) {
   const auto& b = p.breakdown;
   std::string o;
+  if (!p.valid) return "model      " + p.model + " on " + std::to_string(p.num_gpus) + " x " + p.gpu + "\nerror      " + p.error + "\n";
   o += "model      " + p.model + "  (" + p.framework + ", batch " + fmt("%g", p.batch_size) + " per GPU" +
        (p.seq_len > 0 ? ", seq_len " + std::to_string(p.seq_len) : "") +
        (p.grad_accum > 1 ? ", grad_accum " + std::to_string(p.grad_accum) : "") + ")\n";
   o += "precision  " + p.precision + "\n";
   o += "cluster    " + std::to_string(p.num_gpus) + " x " + p.gpu + " (" + std::to_string(p.nodes) + " node" +
        (p.nodes > 1 ? "s" : "") + " x " + std::to_string(p.gpus_per_node) + ")\n";
+  const auto& ly = p.layout;
+  if (ly.tensor * ly.pipeline * ly.context * ly.expert > 1 || ly.sharding != "none" || ly.activation_checkpointing != "none")
+    o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
   o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") + "\n\n";
   o += "iteration  " + ms(p.iteration_s) + "   80% band " + ms(p.iteration_low_s) + " .. " + ms(p.iteration_high_s) +
        "\n";
@@ -49,12 +89,29 @@ std::string render_table(const Prediction& p) {
   line("backward", b.backward);
   line("optimizer", b.optimizer);
   line("loss scaling", b.loss_scaling);
+  if (b.recompute > 0) line("recompute", b.recompute);
+  if (b.pp_bubble > 0) line("pipeline bubble", b.pp_bubble);
   line("communication exposed", b.communication_exposed);
+  auto part = [&](const char* name, double v) {
+    if (v > 0) o += "    " + pad(name, 22) + lpad(ms(v), 12) + lpad(fmt("%.1f%%", 100 * v / p.iteration_s), 8) + "\n";
+  };
+  part("tensor parallel", b.tp_communication);
+  part("context parallel", b.cp_communication);
+  part("expert all-to-all", b.ep_communication);
+  part("pipeline sends", b.pp_communication);
+  part("data parallel", b.dp_communication);
   o += "  " + pad("(communication total)", 24) + lpad(ms(b.communication), 12) + "\n";
   if (b.precision_casts > 0) o += "  " + pad("(precision casts, in fwd)", 24) + lpad(ms(b.precision_casts), 12) + "\n";
   o += "\nthroughput " + fmt("%.1f", p.samples_per_second) + " samples/s";
-  if (p.tokens_per_second > 0) o += ", " + fmt("%.0f", p.tokens_per_second) + " tokens/s";
+  if (p.tokens_per_second > 0)
+    o += ", " + fmt("%.0f", p.tokens_per_second) + " tokens/s (" + fmt("%.0f", p.tokens_per_second_per_gpu) + " per GPU)";
   o += "\n";
+  if (p.mfu > 0) {
+    o += "MFU        " + fmt("%.1f%%", 100 * p.mfu) + " of " + p.mfu_peak_basis;
+    if (p.mfu_precision_peak_basis != p.mfu_peak_basis)
+      o += "; " + fmt("%.1f%%", 100 * p.mfu_precision_peak) + " of " + p.mfu_precision_peak_basis;
+    o += "\n";
+  }
   o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / 1e9) + " GB of " +
        fmt("%.0f", p.memory.capacity_bytes / 1e9) + " GB per GPU" + (p.memory.fits ? "" : "  (DOES NOT FIT)") + "\n";
   if (p.total_steps > 0) {
@@ -77,11 +134,18 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
                         "breakdown.communication_exposed", "breakdown.loss_scaling", "throughput.samples_per_second",
                         "throughput.tokens_per_second", "total.steps", "total.seconds", "total.gpu_hours",
                         "total.cost_usd", "memory.per_gpu_bytes", "memory.capacity_bytes", "memory.fits",
-                        "predictor.kind", "speedup_vs_first", "warnings"})
+                        "predictor.kind", "speedup_vs_first", "warnings", "valid", "error", "rank",
+                        "breakdown.tp_communication", "breakdown.cp_communication", "breakdown.ep_communication",
+                        "breakdown.pp_communication", "breakdown.dp_communication", "breakdown.pp_bubble",
+                        "breakdown.recompute", "throughput.tokens_per_second_per_gpu", "mfu", "mfu_precision_peak",
+                        "parallelism.tensor", "parallelism.pipeline", "parallelism.virtual_pipeline",
+                        "parallelism.context", "parallelism.expert", "parallelism.data", "parallelism.sharding"})
     header.emplace_back(h);
   std::string out = csv_line(header);
-  const double first = rows.empty() ? 0 : rows.front().prediction.samples_per_second;
-  for (const auto& r : rows) {
+  const double first = first_valid_rate(rows);
+  const auto ranks = throughput_ranks(rows);
+  for (std::size_t ri = 0; ri < rows.size(); ++ri) {
+    const auto& r = rows[ri];
     const auto& p = r.prediction;
     const auto& b = p.breakdown;
     const bool total = p.total_steps > 0;
@@ -98,7 +162,13 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
           total ? g(p.total_seconds) : std::string(), total ? g(p.gpu_hours) : std::string(),
           total && p.has_cost ? g(p.cost_usd) : std::string(), g(p.memory.per_gpu_bytes), g(p.memory.capacity_bytes),
           p.memory.fits ? "true" : "false", p.predictor_kind, g(first > 0 ? p.samples_per_second / first : 0),
-          warnings};
+          warnings, p.valid ? "true" : "false", p.error, ranks[ri] > 0 ? std::to_string(ranks[ri]) : std::string(),
+          g(b.tp_communication), g(b.cp_communication), g(b.ep_communication), g(b.pp_communication),
+          g(b.dp_communication), g(b.pp_bubble), g(b.recompute),
+          p.tokens_per_second > 0 ? g(p.tokens_per_second_per_gpu) : std::string(), g(p.mfu), g(p.mfu_precision_peak),
+          std::to_string(p.layout.tensor), std::to_string(p.layout.pipeline), std::to_string(p.layout.virtual_pipeline),
+          std::to_string(p.layout.context), std::to_string(p.layout.expert), std::to_string(p.layout.data),
+          p.layout.sharding};
     cells.insert(cells.end(), values.begin(), values.end());
     out += csv_line(cells);
   }
@@ -109,24 +179,38 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
   if (rows.empty()) return "";
   std::vector<std::string> head;
   for (const auto& kv : rows.front().settings) head.push_back(kv.first);
-  for (const char* h : {"iteration", "samples/s", "total", "cost", "memory", "speed-up"}) head.emplace_back(h);
+  const bool tokens = std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.prediction.tokens_per_second > 0; });
+  for (const char* h : {"iteration", "samples/s"}) head.emplace_back(h);
+  if (tokens) head.emplace_back("tok/s/GPU");
+  for (const char* h : {"MFU", "total", "cost", "memory", "speed-up", "rank"}) head.emplace_back(h);
   std::vector<std::vector<std::string>> table{head};
-  const double first = rows.front().prediction.samples_per_second;
-  for (const auto& r : rows) {
+  const double first = first_valid_rate(rows);
+  const auto ranks = throughput_ranks(rows);
+  for (std::size_t ri = 0; ri < rows.size(); ++ri) {
+    const auto& r = rows[ri];
     const auto& p = r.prediction;
     std::vector<std::string> cells;
     for (const auto& kv : r.settings) cells.push_back(kv.second);
+    if (!p.valid) {  // the layout cannot run: say why in place of the numbers
+      cells.push_back("invalid: " + p.error);
+      table.push_back(cells);
+      continue;
+    }
     cells.push_back(ms(p.iteration_s));
     cells.push_back(fmt("%.1f", p.samples_per_second));
+    if (tokens) cells.push_back(fmt("%.0f", p.tokens_per_second_per_gpu));
+    cells.push_back(p.mfu > 0 ? fmt("%.1f%%", 100 * p.mfu) : "-");
     cells.push_back(p.total_steps > 0 ? human_duration(p.total_seconds) : "-");
     cells.push_back(p.total_steps > 0 && p.has_cost ? "$" + fmt("%.2f", p.cost_usd) : "-");
     cells.push_back(fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9) + (p.memory.fits ? "" : " (no fit)"));
     cells.push_back(fmt("%.2fx", first > 0 ? p.samples_per_second / first : 0));
+    cells.push_back(ranks[ri] > 0 ? std::to_string(ranks[ri]) : "-");
     table.push_back(cells);
   }
   std::vector<std::size_t> width(head.size(), 0);
   for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (std::size_t i = 0; i < row.size(); ++i)
+      if (row.size() == head.size() || i < rows.front().settings.size()) width[i] = std::max(width[i], row[i].size());
   std::string out;
   for (std::size_t r = 0; r < table.size(); ++r) {
     for (std::size_t i = 0; i < table[r].size(); ++i)

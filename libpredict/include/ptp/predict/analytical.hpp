@@ -64,4 +64,9 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
 // Steps, seconds, GPU-hours and cost from the per-iteration time.
 void fill_totals(const ResolvedJob& job, Prediction& p);
 
+// A sweep row for a job that cannot be predicted (invalid layout for the cluster, unknown id): the
+// job's identity, valid = false and the error text; every number zero. For predict_session to emit
+// instead of aborting a sweep.
+Prediction invalid_prediction(const JobSpec& job, const std::string& error);
+
 }  // namespace ptp

@@ -14,6 +14,15 @@ struct StepBreakdown {
   double loss_scaling = 0;
   double precision_casts = 0;  // autocast weight casts / FP8 scaling, included in forward
   double framework_overhead = 0;  // host-side launch time not hidden behind GPU work
+  // Model-parallel terms: seconds per optimizer step on the critical path (exposed), all included
+  // in communication_exposed except pp_bubble and recompute.
+  double tp_communication = 0;  // tensor-parallel all-reduce / reduce-scatter+all-gather
+  double cp_communication = 0;  // context-parallel KV ring not hidden behind attention
+  double ep_communication = 0;  // expert-parallel all-to-all
+  double pp_communication = 0;  // pipeline stage-to-stage sends
+  double dp_communication = 0;  // data-parallel all-reduce / ZeRO / FSDP gathers and reduce-scatters
+  double pp_bubble = 0;         // pipeline fill and drain
+  double recompute = 0;         // activation recomputation (extra forward work in the backward)
 };
 
 struct MemoryEstimate {
@@ -32,7 +41,21 @@ struct TraceBucket {
   double duration_s = 0;
 };
 
+// The parallel layout a prediction was made for (Megatron ordering: tp, cp, dp, pp).
+struct LayoutSummary {
+  int tensor = 1, pipeline = 1, virtual_pipeline = 1, context = 1, expert = 1, data = 1;
+  bool sequence_parallel = false;
+  std::string sharding = "none", activation_checkpointing = "none";
+  int microbatches = 1;          // per optimizer step per data-parallel rank
+  double bubble_fraction = 0;    // pp_bubble / (micro-batches x per-micro-batch time)
+  int memory_stage = 0;          // pipeline stage whose memory is reported (the largest)
+};
+
 struct Prediction {
+  // false: the job could not be predicted (e.g. an invalid layout in a sweep); `error` says why and
+  // the numbers are zero.
+  bool valid = true;
+  std::string error;
   std::string model, precision, gpu, framework;
   int num_gpus = 1, nodes = 1, gpus_per_node = 1, grad_accum = 1;
   double batch_size = 0;
@@ -40,6 +63,13 @@ struct Prediction {
   double iteration_s = 0, iteration_low_s = 0, iteration_high_s = 0;
   StepBreakdown breakdown;
   double samples_per_second = 0, tokens_per_second = 0;  // tokens 0 for non-sequence models
+  double tokens_per_second_per_gpu = 0;
+  // Model FLOPs utilisation: model_flops_per_step / (iteration x GPUs x peak). `mfu` uses the GPU's
+  // dense BF16 peak (FP16 where it has no BF16) whatever the precision, so precisions compare on one
+  // scale; `mfu_precision_peak` uses the dense peak of the policy's GEMM math (FP8 peak for fp8).
+  double model_flops_per_step = 0, mfu = 0, mfu_precision_peak = 0;
+  std::string mfu_peak_basis, mfu_precision_peak_basis;
+  LayoutSummary layout;
   double total_steps = 0, total_seconds = 0, gpu_hours = 0;
   bool has_cost = false;
   double cost_usd = 0;

@@ -1,0 +1,90 @@
+// Data-parallel traffic of one pipeline stage under each sharding choice, and how much of it the
+// compute hides. Collectives are issued per bucket (per block for FSDP) on a side stream as the
+// gradients become ready / before the weights are needed, so at least one bucket is always exposed.
+#include <algorithm>
+#include <cmath>
+
+#include "parallelism.hpp"
+
+namespace ptp {
+
+namespace {
+struct Traffic {
+  double seconds = 0, last_bucket = 0;
+};
+Traffic bucketed(Collective c, double bytes, const CommGroup& g, const ResolvedJob& job, const AnalyticalConstants& k,
+                 double units = 0) {
+  Traffic t;
+  if (bytes <= 0 || g.size <= 1) return t;
+  const double per = units > 0 ? bytes / units : std::min(bytes, k.bucket_bytes);
+  const int buckets = static_cast<int>(std::ceil(bytes / per - 1e-9));
+  t.seconds = collective_seconds(c, bytes, g, job, k, buckets);
+  t.last_bucket = collective_seconds(c, per, g, job, k);
+  return t;
+}
+// What a side-stream collective adds to the critical path when `compute` seconds can hide it.
+double exposed(const Traffic& t, double compute, const ParallelConstants& pk) {
+  if (t.seconds <= 0) return 0;
+  return std::max(t.last_bucket, t.seconds - pk.dp_overlap * compute);
+}
+}  // namespace
+
+DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& job, const Layout& l,
+                        const AnalyticalConstants& k, const ParallelConstants& pk) {
+  DpComm out;
+  const auto& p = *job.policy;
+  // FSDP mixed precision gathers the low-precision copy; gradients reduce in the policy's dtype.
+  const double gather_bytes = p.half_precision ? std::min(p.param_bytes, 2.0) : p.param_bytes;
+  const double grad_bytes = p.comm_bytes;
+  const double fwd = t.fwd, bwd = t.bwd + t.recompute;
+  const int m = l.microbatches;
+  const double units = std::max(1, s.blocks);
+
+  // Dense weights reduce over DP x CP; expert weights over the expert-DP group.
+  struct Part {
+    double params;
+    CommGroup group;
+  };
+  const std::vector<Part> parts{{s.params - s.expert_params, l.sharding == "hsdp" ? hsdp_shard_group(l) : dp_group(l)},
+                                {s.expert_params, expert_dp_group(l)}};
+  for (const auto& part : parts) {
+    if (part.params <= 0 || part.group.size <= 1) continue;
+    const auto v = sharding_volume(part.params, gather_bytes, grad_bytes, l.sharding, m);
+    if (l.sharding == "none") {
+      const auto ar = bucketed(Collective::all_reduce, v.all_reduce, part.group, job, k);
+      out.total += ar.seconds;
+      out.exposed += exposed(ar, bwd, pk);
+    } else if (l.sharding == "zero1" || l.sharding == "zero2") {
+      // Reduce-scatter overlaps the last backward; the parameter all-gather the next first forward.
+      const auto rs = bucketed(Collective::reduce_scatter, v.reduce_scatter, part.group, job, k);
+      const auto ag = bucketed(Collective::all_gather, v.all_gather, part.group, job, k);
+      out.total += rs.seconds + ag.seconds;
+      out.exposed += exposed(rs, bwd, pk) + exposed(ag, fwd, pk);
+    } else if (l.pp > 1) {
+      // FSDP under a pipeline schedule keeps the stage's weights gathered for the whole step and
+      // reduce-scatters once after the last micro-batch (torchtitan, Megatron FSDP): ZeRO-1 traffic.
+      const auto ag = bucketed(Collective::all_gather, part.params * gather_bytes, part.group, job, k, units);
+      const auto rs = bucketed(Collective::reduce_scatter, part.params * grad_bytes, part.group, job, k, units);
+      out.total += ag.seconds + rs.seconds;
+      out.exposed += exposed(ag, fwd, pk) + exposed(rs, bwd, pk);
+    } else {
+      // Per micro-batch: gather block by block ahead of forward, again ahead of backward, and
+      // reduce-scatter the block's gradients behind it.
+      const auto ag = bucketed(Collective::all_gather, v.all_gather / (2 * m), part.group, job, k, units);
+      const auto rs = bucketed(Collective::reduce_scatter, v.reduce_scatter / m, part.group, job, k, units);
+      const Traffic back{ag.seconds + rs.seconds, ag.last_bucket + rs.last_bucket};
+      out.total += m * (2 * ag.seconds + rs.seconds);
+      out.exposed += m * (exposed(ag, fwd, pk) + exposed(back, bwd, pk));
+      if (l.sharding == "hsdp" && part.group.size < l.dp * l.cp) {
+        // Then the shard's gradients are all-reduced across the replicas (one rank per node).
+        const CommGroup replicas{l.dp * l.cp / part.group.size, 1};
+        const auto ar = bucketed(Collective::all_reduce, part.params / part.group.size * grad_bytes, replicas, job, k);
+        out.total += ar.seconds;
+        out.exposed += exposed(ar, bwd, pk);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ptp

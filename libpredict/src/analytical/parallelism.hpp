@@ -1,0 +1,164 @@
+#pragma once
+// Model-parallel layouts (Megatron-style tensor / pipeline / context / expert parallelism and
+// ZeRO/FSDP sharding): how one GPU's share of a micro-batch is derived from the whole-model
+// workload, which ranks talk to which, and the arithmetic of schedules, volumes and FLOPs. Private
+// to libpredict (and tests/llm); the public surface is predict_analytical().
+#include <string>
+#include <vector>
+
+#include "ptp/predict/analytical.hpp"
+
+namespace ptp {
+
+// Knobs of the parallel step model. Defaults are physical (no overlap the framework does not
+// guarantee) except where a comment names the published behaviour they stand for.
+struct ParallelConstants {
+  // Share of TP collective time left on the critical path. Megatron-Core/TE overlap TP
+  // communication with the neighbouring GEMMs (tp_comm_overlap, userbuffers) in the NVIDIA
+  // recipes; torchtitan's async TP does the same. Calibrated on the Megatron-Bridge TP rows.
+  double tp_exposed = 0.5;
+  // Pipeline p2p sends are batched and overlapped with compute in Megatron's schedules.
+  double p2p_exposed = 0.5;
+  // Fraction of compute that can hide DP/FSDP collectives issued on a side stream; the rest of the
+  // collective is exposed (shared SMs and HBM slow both down).
+  double dp_overlap = 0.85;
+  // Expert all-to-all: Megatron overlaps dispatch/combine only with explicit flags; default exposed.
+  double a2a_exposed = 1.0;
+  // Context-parallel KV ring: each step's transfer overlaps the attention of the previous chunk.
+  double cp_overlap = 1.0;
+};
+
+// The parallel layout of a resolved job, with derived group sizes.
+struct Layout {
+  int tp = 1, pp = 1, vp = 1, cp = 1, ep = 1, dp = 1;
+  bool sp = false;  // sequence parallel: replicated-activation ops split over TP ranks
+  std::string sharding = "none", recompute = "none";
+  int gpus_per_node = 1, num_gpus = 1;
+  int microbatches = 1;  // per optimizer step per DP rank (grad_accum)
+  // Transformer dimensions the communication volumes need (0 for other families).
+  double tokens = 0;  // per micro-batch per model replica
+  double hidden = 0, kv_dim = 0, experts_per_token = 0;
+  double elem_bytes = 2;  // activations on the wire (BF16/FP16; FP32 for fp32/tf32 policies)
+  bool model_parallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
+  bool shards_params() const { return sharding == "zero3" || sharding == "fsdp" || sharding == "hsdp"; }
+  bool shards_grads() const { return sharding == "zero2" || shards_params(); }
+  bool shards_optimizer() const { return sharding != "none"; }
+};
+Layout make_layout(const ResolvedJob& job);
+
+// A communicator: its size and how many of its ranks share a node (they talk over NVLink/PCIe; the
+// rest crosses the node's NICs). Megatron orders ranks tp (fastest), cp, dp, pp.
+struct CommGroup {
+  int size = 1, ranks_per_node = 1;
+};
+CommGroup tp_group(const Layout& l);
+CommGroup cp_group(const Layout& l);
+CommGroup dp_group(const Layout& l);       // gradient reduction of dense weights: DP x CP ranks
+CommGroup ep_group(const Layout& l);       // expert all-to-all
+CommGroup expert_dp_group(const Layout& l);  // gradient reduction of expert weights
+CommGroup hsdp_shard_group(const Layout& l);
+bool pp_peer_same_node(const Layout& l);
+
+// How an op of the whole-model workload splits over tensor-parallel ranks (Megatron-LM
+// conventions, recognised by the transformer generator's op names).
+enum class TpRole { column, row, split, vocab_embedding, vocab_loss, expert, replicated };
+TpRole tp_role(const Op& op);
+const char* tp_role_name(TpRole r);
+Op shard_op(const Op& op, const Layout& l);
+
+// One pipeline stage's share of a micro-batch: the sharded ops of its virtual chunks.
+struct Stage {
+  std::vector<Op> ops;
+  int blocks = 0;          // transformer blocks on this stage (all chunks)
+  int moe_blocks = 0;      // of which carry experts
+  double params = 0;       // per GPU, before ZeRO/FSDP
+  double expert_params = 0;
+  double largest_block_params = 0;  // FSDP's unsharded working set
+  double attention_core_s = 0;      // filled by stage_time
+};
+// Splits blocks over pp x vp chunks (chunk c goes to stage c % pp). `embedding_as_layer`: the
+// embedding and the loss each take one block's slot (Megatron account_for_embedding/loss_in_
+// pipeline_split), used when layers + 2 divides evenly and layers does not.
+struct PipelineSplit {
+  int blocks = 0;
+  bool divisible = true, embedding_as_layer = false;
+};
+PipelineSplit pipeline_split(int blocks, int pp, int vp);
+std::vector<Stage> partition_stages(const Workload& w, const Layout& l);
+int count_blocks(const Workload& w);
+
+// Schedule arithmetic. 1F1B: (pp-1) idle slots of one micro-batch; interleaved: (pp-1)/vp.
+double bubble_fraction(int pp, int vp, int microbatches);  // bubble / (m x t_microbatch)
+// Micro-batches whose activations a stage holds at the 1F1B peak (first stage is the worst);
+// interleaving adds (pp-1)/(pp*vp) of a pipeline's worth (Korthikanti et al. 2022, sec. 4.2.3).
+double in_flight_microbatches(int pp, int vp, int microbatches, int stage);
+
+// Collectives over a group, same bandwidth logic as allreduce_time: NVLink/PCIe inside a node, the
+// node's NICs across nodes (shared by the node's concurrent groups). `bytes` is the full buffer.
+enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all };
+double collective_seconds(Collective c, double bytes, const CommGroup& g, const ResolvedJob& job,
+                          const AnalyticalConstants& k, int buckets = 1);
+double p2p_seconds(double bytes, bool same_node, const ResolvedJob& job, const AnalyticalConstants& k);
+double bus_factor(Collective c, int n);  // bytes on the wire per byte of buffer, per rank
+
+// Communication volumes (bytes of buffer, per GPU, per micro-batch unless noted).
+struct TpVolume {
+  int collectives = 0;   // per block, forward + backward
+  Collective kind = Collective::all_reduce;
+  double bytes = 0;      // buffer size of each
+};
+// Megatron: 2 all-reduces forward + 2 backward per block; with sequence parallel each becomes an
+// all-gather + reduce-scatter pair (same bytes on the wire, activations between them split).
+TpVolume tp_volume_per_block(double tokens, double hidden, double elem_bytes, int tp, bool sp);
+struct ShardingVolume {
+  double all_gather = 0, reduce_scatter = 0, all_reduce = 0;  // buffer bytes per optimizer step
+};
+ShardingVolume sharding_volume(double params, double param_bytes, double grad_bytes, const std::string& sharding,
+                               int microbatches);
+// Ring attention: each rank passes its K,V chunk cp-1 times forward; backward passes K,V and dK,dV.
+double cp_bytes_per_block(double tokens_per_rank, double kv_dim_per_rank, double elem_bytes, int cp);
+// Expert parallel: dispatch + combine forward and backward per MoE block.
+double ep_bytes_per_block(double tokens_per_rank, double hidden, double topk, double elem_bytes);
+
+// Model FLOPs (the MFU numerator): 3 x forward FLOPs of the GEMMs (6 N per token with N the
+// matmul parameters, active experts only) and attention counted without the causal halving
+// (12 L s d per token, the PaLM / Megatron convention).
+double model_flops_per_microbatch(const Workload& w);
+// Dense peak MFU is measured against: BF16 (FP16 on GPUs without BF16), and the policy's GEMM math.
+struct PeakBasis {
+  std::string math;
+  double flops = 0;
+};
+PeakBasis mfu_reference_peak(const GpuSpec& g);
+PeakBasis precision_peak(const GpuSpec& g, const PrecisionPolicy& p);
+// Fills model_flops_per_step, mfu, mfu_precision_peak and their bases from the iteration time.
+void fill_mfu(const ResolvedJob& job, Prediction& out);
+
+// Per-stage, per-micro-batch times on one GPU.
+struct StageTime {
+  double fwd = 0, bwd = 0, recompute = 0, casts = 0, bwd_casts = 0, launch_fwd = 0, launch_bwd = 0;
+  double gpu_fwd = 0, gpu_bwd = 0;
+  double tp_comm = 0, tp_exposed = 0, cp_comm = 0, cp_exposed = 0, ep_comm = 0, ep_exposed = 0;
+  double p2p_comm = 0, p2p_exposed = 0;
+  double total() const { return fwd + bwd + recompute + tp_exposed + cp_exposed + ep_exposed + p2p_exposed; }
+  std::vector<TraceLayer> layers;
+  std::vector<double> layer_params;
+};
+StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
+                     const ParallelConstants& pk);
+
+// Data-parallel gradient/parameter traffic of one stage and what of it is exposed per step.
+struct DpComm {
+  double total = 0, exposed = 0;
+};
+DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& job, const Layout& l,
+                        const AnalyticalConstants& k, const ParallelConstants& pk);
+
+// predict_analytical with explicit parallel-model constants (the evaluation varies them).
+Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k, const ParallelConstants& pk);
+
+// Per-GPU memory of one stage under the layout.
+MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& job, const Layout& l,
+                            const AnalyticalConstants& k);
+
+}  // namespace ptp

@@ -1,0 +1,195 @@
+// One GPU's share of each op under tensor, context and expert parallelism, and the split of
+// transformer blocks into pipeline stages. Ops are recognised by the transformer generator's
+// names (src/models/transformer_family.cpp documents the contract); anything unrecognised is
+// replicated, which is what Megatron does with modules it does not parallelise.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "parallelism.hpp"
+
+namespace ptp {
+
+namespace {
+std::string leaf(const std::string& name) {
+  const auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+TpRole tp_role(const Op& op) {
+  const std::string n = leaf(op.name);
+  if (n.rfind("expert_", 0) == 0) return TpRole::expert;
+  switch (op.kind) {
+    case OpKind::fused_attention:
+    case OpKind::attention_bmm:
+    case OpKind::softmax:
+      return TpRole::split;  // heads are divided over TP ranks
+    case OpKind::loss:
+      return TpRole::vocab_loss;  // vocab-parallel cross entropy
+    case OpKind::embedding:
+      return ends_with(n, "_tokens") ? TpRole::vocab_embedding : TpRole::replicated;
+    case OpKind::gemm:
+      if (n == "moe_router") return TpRole::replicated;
+      if (ends_with(n, "_qkv") || ends_with(n, "_q") || ends_with(n, "_kv") || ends_with(n, "_up") || n == "lm_head")
+        return TpRole::column;
+      if (ends_with(n, "_out") || ends_with(n, "_down")) return TpRole::row;
+      return TpRole::replicated;
+    default:
+      // Elementwise ops on head- or ffn-sharded tensors (RoPE, attention dropout, the MLP activation).
+      if (ends_with(n, "_rope") || ends_with(n, "_attn_dropout") || ends_with(n, "_act")) return TpRole::split;
+      return TpRole::replicated;
+  }
+}
+
+const char* tp_role_name(TpRole r) {
+  switch (r) {
+    case TpRole::column: return "column";
+    case TpRole::row: return "row";
+    case TpRole::split: return "split";
+    case TpRole::vocab_embedding: return "vocab_embedding";
+    case TpRole::vocab_loss: return "vocab_loss";
+    case TpRole::expert: return "expert";
+    case TpRole::replicated: return "replicated";
+  }
+  return "?";
+}
+
+Op shard_op(const Op& op, const Layout& l) {
+  Op o = op;
+  const double t = l.tp;
+  // act scales the per-token work (FLOPs, elements, saved activations); params scales weights.
+  double act = 1.0, params = 1.0, in = 1.0, out = 1.0, saved = 1.0;
+  switch (tp_role(op)) {
+    case TpRole::column:  // W split by output features; input replicated (gathered under SP)
+      act = out = params = 1 / t;
+      saved = l.sp ? 1 / t : 1;
+      o.n /= t;
+      break;
+    case TpRole::row:  // W split by input features; output is a partial sum reduced afterwards
+      act = in = saved = params = 1 / t;
+      o.k /= t;
+      break;
+    case TpRole::split:
+      act = in = out = saved = 1 / t;
+      if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.batch /= t;
+      break;
+    case TpRole::vocab_embedding:  // each rank looks up its vocab slice; output all-reduced
+      params = 1 / t;
+      break;
+    case TpRole::vocab_loss:
+      act = in = saved = 1 / t;
+      break;
+    case TpRole::expert: {
+      // Experts are split over EP ranks, not TP (expert tensor parallel 1). Balanced routing:
+      // each rank runs its E/ep experts on ep x its tokens, i.e. the same FLOPs as without EP.
+      // Under sequence parallel a TP rank routes only its 1/tp of the tokens.
+      const double tok = l.sp ? 1 / t : 1;
+      act = in = out = saved = tok;
+      params = 1.0 / l.ep;
+      o.n /= l.ep;
+      o.m *= l.ep;
+      break;
+    }
+    case TpRole::replicated:
+      if (l.sp) act = in = out = saved = 1 / t;  // norms, dropout, residuals on the sequence shard
+      break;
+  }
+  // Context parallelism: every rank holds 1/cp of the tokens (attention: its queries against all
+  // keys, load-balanced over the causal mask), weights are replicated.
+  const double c = 1.0 / l.cp;
+  o.fwd_flops *= act * c;
+  o.bwd_flops *= act * c;
+  o.elements_in *= in * c;
+  o.elements_out *= out * c;
+  o.saved *= saved * c;
+  o.params *= params;
+  if (op.kind == OpKind::gemm || op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.m *= c;
+  return o;
+}
+
+namespace {
+// Ops are grouped in units by their layer index; a unit is a transformer block when its ops carry
+// a block prefix ("layer3.", "encoder.3.", "decoder3.").
+struct Unit {
+  std::vector<const Op*> ops;
+  bool block = false, moe = false;
+};
+std::vector<Unit> units_of(const Workload& w) {
+  std::map<int, Unit> by_layer;
+  for (const auto& op : w.ops) {
+    auto& u = by_layer[op.layer];
+    u.ops.push_back(&op);
+    if (op.name.find('.') != std::string::npos) u.block = true;
+    if (tp_role(op) == TpRole::expert) u.moe = true;
+  }
+  std::vector<Unit> units;
+  for (auto& kv : by_layer) units.push_back(std::move(kv.second));
+  return units;
+}
+}  // namespace
+
+int count_blocks(const Workload& w) {
+  int n = 0;
+  for (const auto& u : units_of(w)) n += u.block;
+  return n;
+}
+
+PipelineSplit pipeline_split(int blocks, int pp, int vp) {
+  PipelineSplit s;
+  s.blocks = blocks;
+  const int chunks = pp * vp;
+  s.divisible = blocks % chunks == 0;
+  if (!s.divisible && chunks > 1 && (blocks + 2) % chunks == 0) {
+    s.embedding_as_layer = true;
+    s.divisible = true;
+  }
+  return s;
+}
+
+std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
+  const auto units = units_of(w);
+  std::vector<int> block_units;
+  for (std::size_t i = 0; i < units.size(); ++i)
+    if (units[i].block) block_units.push_back(static_cast<int>(i));
+  const int chunks = l.pp * l.vp;
+  const int blocks = static_cast<int>(block_units.size());
+  const auto split = pipeline_split(blocks, l.pp, l.vp);
+  // Slot of each block in the chunk order; with embedding_as_layer the embedding takes slot 0.
+  std::vector<int> chunk_of_unit(units.size(), 0);
+  const int slots = split.embedding_as_layer ? blocks + 2 : blocks;
+  const int per_chunk = std::max(1, (slots + chunks - 1) / chunks);
+  for (int b = 0; b < blocks; ++b) {
+    const int slot = b + (split.embedding_as_layer ? 1 : 0);
+    chunk_of_unit[static_cast<std::size_t>(block_units[static_cast<std::size_t>(b)])] = std::min(chunks - 1, slot / per_chunk);
+  }
+  // Non-block units join the next block's chunk (embeddings) or, after the last block, the last chunk.
+  int next_chunk = chunks - 1;
+  for (std::size_t i = units.size(); i-- > 0;) {
+    if (units[i].block) next_chunk = chunk_of_unit[i];
+    else chunk_of_unit[i] = blocks == 0 ? 0 : next_chunk;
+  }
+  if (blocks > 0) {
+    for (std::size_t i = static_cast<std::size_t>(block_units.back()) + 1; i < units.size(); ++i) chunk_of_unit[i] = chunks - 1;
+  }
+  std::vector<Stage> stages(static_cast<std::size_t>(l.pp));
+  std::vector<double> block_params(units.size(), 0.0);
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    auto& st = stages[static_cast<std::size_t>(chunk_of_unit[i] % l.pp)];
+    for (const Op* op : units[i].ops) {
+      st.ops.push_back(shard_op(*op, l));
+      st.params += st.ops.back().params;
+      block_params[i] += st.ops.back().params;
+      if (tp_role(*op) == TpRole::expert) st.expert_params += st.ops.back().params;
+    }
+    st.blocks += units[i].block;
+    st.moe_blocks += units[i].moe;
+    st.largest_block_params = std::max(st.largest_block_params, block_params[i]);
+  }
+  return stages;
+}
+
+}  // namespace ptp

@@ -1,0 +1,103 @@
+// One pipeline stage, one micro-batch, one GPU: the sharded ops' roofline times, recomputation,
+// precision casts, and the model-parallel communication on the critical path (TP collectives,
+// context-parallel KV ring, expert all-to-all, pipeline sends).
+#include <algorithm>
+#include <map>
+
+#include "parallelism.hpp"
+
+namespace ptp {
+
+namespace {
+bool in_block(const Op& op) { return op.name.find('.') != std::string::npos; }
+
+// Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
+// softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
+// GEMMs and the fused attention kernel keep their outputs.
+bool recomputed(const Op& op, const std::string& policy) {
+  if (policy == "none" || !in_block(op)) return false;
+  if (policy == "full") return true;
+  return op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
+         op.kind == OpKind::elementwise;
+}
+}  // namespace
+
+StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
+                     const ParallelConstants& pk) {
+  StageTime t;
+  const auto& p = *job.policy;
+  std::map<int, std::size_t> layer_index;
+  double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
+  for (const auto& op : s.ops) {
+    const OpTime ot = analytical_op_time(op, job, k);
+    t.gpu_fwd += ot.forward_s;
+    t.gpu_bwd += ot.backward_s;
+    t.launch_fwd += ot.forward_launch_s;
+    t.launch_bwd += ot.backward_launch_s;
+    if (recomputed(op, l.recompute)) {
+      rec_gpu += ot.forward_s;
+      rec_launch += ot.forward_launch_s;
+    }
+    if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) attention += ot.forward_s + ot.backward_s;
+    if (op.uses_gemm_math && op.kind != OpKind::fused_attention && op.kind != OpKind::attention_bmm) {
+      gemm_inputs += op.elements_in;
+      gemm_outputs += op.elements_out;
+    }
+    auto [it, fresh] = layer_index.emplace(op.layer, t.layers.size());
+    if (fresh) {
+      const auto dot = op.name.find('.');
+      t.layers.push_back({dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
+      t.layer_params.push_back(0);
+    }
+    t.layers[it->second].forward_s += ot.forward_s;
+    t.layers[it->second].backward_s += ot.backward_s;
+    t.layer_params[it->second] += op.params;
+  }
+  // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
+  // and a cast of the weights (same accounting as the data-parallel model).
+  const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;
+  if (p.weight_cast_each_step) t.casts += s.params * (4 + 2) / bw;
+  if (p.fp8_scaling) t.casts += gemm_inputs * (2 + 1) / bw + s.params * (2 + 1) / bw;
+  // Backward FP8 GEMMs need the output gradients cast (E5M2) and, for the weight gradient,
+  // transposed FP8 copies of inputs and gradients (Transformer Engine cast-transpose kernels).
+  t.bwd_casts = p.fp8_scaling ? (gemm_outputs * (2 + 1 + 1) + gemm_inputs * 1) / bw : 0;
+  t.fwd = std::max(t.gpu_fwd, t.launch_fwd) + t.casts;
+  t.bwd = std::max(t.gpu_bwd, t.launch_bwd) + t.bwd_casts;  // casts (precision_casts) stay forward-only
+  t.recompute = std::max(rec_gpu, rec_launch);
+  if (l.recompute == "full") t.recompute += t.casts;  // the FP8/autocast casts are redone too
+
+  const double tokens = l.tokens / l.cp;  // per rank before TP
+  const bool first = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& o) { return o.kind == OpKind::embedding; });
+  const bool last = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& o) { return o.kind == OpKind::loss; });
+  if (l.tp > 1 && l.hidden > 0) {
+    const auto v = tp_volume_per_block(tokens, l.hidden, l.elem_bytes, l.tp, l.sp);
+    const double one = collective_seconds(v.kind, v.bytes, tp_group(l), job, k);
+    double n = s.blocks * v.collectives;
+    if (l.recompute == "full") n += s.blocks * v.collectives / 2.0;  // recomputed forward repeats its collectives
+    n += (first ? v.collectives / 4.0 : 0) + (last ? v.collectives / 4.0 : 0);  // vocab-parallel embedding / head
+    t.tp_comm = n * one;
+    t.tp_exposed = t.tp_comm * pk.tp_exposed;
+  }
+  if (l.cp > 1 && l.hidden > 0) {
+    const double bytes = cp_bytes_per_block(tokens, l.kv_dim / l.tp, l.elem_bytes, l.cp);
+    const auto g = cp_group(l);
+    t.cp_comm = s.blocks * p2p_seconds(bytes, g.ranks_per_node >= g.size, job, k);
+    t.cp_exposed = std::max(0.0, t.cp_comm - pk.cp_overlap * attention);
+  }
+  if (l.ep > 1 && s.moe_blocks > 0) {
+    const double routed = tokens / (l.sp ? l.tp : 1);
+    const double bytes = ep_bytes_per_block(routed, l.hidden, std::max(1.0, l.experts_per_token), l.elem_bytes);
+    t.ep_comm = s.moe_blocks * 4 * collective_seconds(Collective::all_to_all, bytes / 4, ep_group(l), job, k);
+    t.ep_exposed = t.ep_comm * pk.a2a_exposed;
+  }
+  if (l.pp > 1) {
+    // Activations (and their gradients) cross each chunk boundary; Megatron sends them split over
+    // the TP ranks (scatter-gather optimisation / sequence parallel).
+    const double bytes = tokens * l.hidden * l.elem_bytes / l.tp;
+    t.p2p_comm = 2.0 * l.vp * p2p_seconds(bytes, pp_peer_same_node(l), job, k);
+    t.p2p_exposed = t.p2p_comm * pk.p2p_exposed;
+  }
+  return t;
+}
+
+}  // namespace ptp
