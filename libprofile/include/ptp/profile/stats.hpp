@@ -19,7 +19,7 @@ struct StopRule {
   int min_reps = 5;
   int max_reps = 200;
   double rel_noise = 0.02;  // stop when Summary::noise < rel_noise
-  double max_time_s = 2.0;  // measured time budget per point (warm-up excluded)
+  double max_time_s = 2.0;  // wall-clock cap of the repetition loop (flushes included, warm-up excluded)
   bool l2_flush = false;    // cold runs: flush caches before every sample
 };
 
