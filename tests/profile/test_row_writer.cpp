@@ -38,7 +38,7 @@ TEST_CASE("rows are appended whole and read back by the vocab CSV reader", "[sch
   CHECK(read_point_ids(path) == std::set<std::string>{"a", "b"});
 }
 
-TEST_CASE("existing output needs --resume; a torn tail is dropped on resume", "[schema]") {
+TEST_CASE("existing output needs --resume, and a torn tail is dropped on resume", "[schema]") {
   const auto dir = ptp_test::temp_dir("resume");
   const std::string path = (dir / "o.ops.csv").string();
   const auto header = output_header(Table::ops);
