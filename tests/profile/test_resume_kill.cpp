@@ -118,7 +118,7 @@ TEST_CASE("SIGTERM finishes the current point and exits cleanly", "[resume][bina
   CHECK(ptp_test::read_text(log).find("--resume") != std::string::npos);
 }
 
-TEST_CASE("--budget stops cleanly and --plan runs nothing", "[resume][binary]") {
+TEST_CASE("a time budget stops cleanly and --plan runs nothing", "[resume][binary]") {
   const auto dir = ptp_test::temp_dir("budget");
   ptp_test::write_text(dir / "sweep.yaml", kSweep);
   const std::string out = (dir / "run").string(), log = (dir / "log.txt").string();
