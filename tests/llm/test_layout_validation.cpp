@@ -1,0 +1,90 @@
+// Layouts that cannot run are refused with errors that name the field and the numbers involved.
+#include <catch2/catch.hpp>
+
+#include "llm_test_support.hpp"
+
+using namespace ptp;
+using ptp::test::error_of;
+using ptp::test::llm_job;
+
+TEST_CASE("a consistent Megatron layout resolves with the derived data-parallel degree", "[llm][validation]") {
+  const auto job = test::resolve(
+      llm_job("llama3-70b", 256, "parallelism: {tensor: 4, pipeline: 4, virtual_pipeline: 5}\n", "bf16",
+              "h100-sxm5-80gb", 8192, 512));
+  CHECK(job.data_parallel == 16);
+  CHECK(job.job.grad_accum == 32);  // 512 / (1 x 16)
+}
+
+TEST_CASE("tensor x pipeline x context must divide num_gpus", "[llm][validation]") {
+  CHECK_THAT(error_of(llm_job("llama3-70b", 24, "parallelism: {tensor: 8, pipeline: 2}\n")),
+             Catch::Contains("parallelism") && Catch::Contains("16") && Catch::Contains("24"));
+  CHECK_THAT(error_of(llm_job("llama3-70b", 64, "parallelism: {tensor: 8, data: 4}\n")),
+             Catch::Contains("parallelism.data") && Catch::Contains("8"));
+}
+
+TEST_CASE("the tensor degree must divide the attention heads", "[llm][validation]") {
+  // Llama 3 70B has 64 heads: 6 divides the 48 GPUs but not the heads.
+  CHECK_THAT(error_of(llm_job("llama3-70b", 48, "parallelism: {tensor: 6}\n")),
+             Catch::Contains("parallelism.tensor") && Catch::Contains("64 attention heads"));
+  CHECK(error_of(llm_job("llama3-70b", 64, "parallelism: {tensor: 8}\n")).empty());
+}
+
+TEST_CASE("the layers must split into pipeline x virtual_pipeline chunks", "[llm][validation]") {
+  // 80 layers: 3 stages do not divide them.
+  CHECK_THAT(error_of(llm_job("llama3-70b", 24, "parallelism: {pipeline: 3}\n")),
+             Catch::Contains("parallelism.pipeline") && Catch::Contains("80 layers"));
+  // 80 / (4 x 3) is not whole either: the interleaving degree is named.
+  CHECK_THAT(error_of(llm_job("llama3-70b", 32, "parallelism: {pipeline: 4, virtual_pipeline: 3}\n")),
+             Catch::Contains("parallelism.virtual_pipeline"));
+  CHECK(error_of(llm_job("llama3-70b", 32, "parallelism: {pipeline: 4, virtual_pipeline: 5}\n")).empty());
+  // Interleaving needs a pipeline.
+  CHECK_THAT(error_of(llm_job("llama3-70b", 8, "parallelism: {virtual_pipeline: 2}\n")),
+             Catch::Contains("parallelism.virtual_pipeline") && Catch::Contains("pipeline > 1"));
+}
+
+TEST_CASE("126 layers split over 8 x 8 chunks with the embedding and loss as layers, with a warning",
+          "[llm][validation]") {
+  const std::string job = llm_job("llama3.1-405b", 512, "parallelism: {tensor: 8, pipeline: 8, virtual_pipeline: 8}\n"
+                                  "sequence_parallel: true\n", "bf16", "h100-sxm5-80gb", 8192, 512);
+  REQUIRE(error_of(job).empty());
+  const auto p = test::predict(job);
+  bool warned = false;
+  for (const auto& w : p.warnings) warned |= w.find("account_for_embedding") != std::string::npos;
+  CHECK(warned);
+  // 126 over 5 stages: neither 126 nor 128 divides.
+  CHECK_THAT(error_of(llm_job("llama3.1-405b", 40, "parallelism: {tensor: 8, pipeline: 5}\n")),
+             Catch::Contains("126 layers"));
+}
+
+TEST_CASE("context parallel needs the sequence to split into 2 x cp chunks", "[llm][validation]") {
+  CHECK_THAT(error_of(llm_job("llama3-8b", 8, "parallelism: {context: 4}\n", "bf16", "h100-sxm5-80gb", 4100)),
+             Catch::Contains("parallelism.context") && Catch::Contains("4100"));
+  CHECK(error_of(llm_job("llama3-8b", 8, "parallelism: {context: 4}\n", "bf16", "h100-sxm5-80gb", 8192)).empty());
+}
+
+TEST_CASE("expert parallelism needs experts that divide", "[llm][validation]") {
+  CHECK_THAT(error_of(llm_job("llama3-8b", 8, "parallelism: {expert: 2}\n")),
+             Catch::Contains("parallelism.expert") && Catch::Contains("no experts"));
+}
+
+TEST_CASE("model parallelism is refused for non-transformer models", "[llm][validation]") {
+  const std::string job = "model: resnet50\nprecision: amp_bf16\nbatch_size: 32\n"
+                          "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\nparallelism: {tensor: 2}\n";
+  CHECK_THAT(error_of(job), Catch::Contains("parallelism") && Catch::Contains("transformer"));
+}
+
+TEST_CASE("the global batch must be whole micro-batches on every data-parallel rank", "[llm][validation]") {
+  CHECK_THAT(error_of(llm_job("llama3-8b", 16, "parallelism: {tensor: 2}\n", "bf16", "h100-sxm5-80gb", 4096, 12)),
+             Catch::Contains("global_batch_size") && Catch::Contains("8"));
+}
+
+TEST_CASE("invalid layouts become sweep rows marked invalid", "[llm][validation]") {
+  const auto job = parse_job_spec(YamlReader::load_string(llm_job("llama3-70b", 48, "parallelism: {tensor: 6}\n"),
+                                                          "job.yaml"));
+  const auto p = invalid_prediction(job, error_of(llm_job("llama3-70b", 48, "parallelism: {tensor: 6}\n")));
+  CHECK_FALSE(p.valid);
+  CHECK_THAT(p.error, Catch::Contains("parallelism.tensor"));
+  CHECK(p.layout.tensor == 6);
+  CHECK(p.iteration_s == 0);
+  CHECK_FALSE(p.memory.fits);
+}

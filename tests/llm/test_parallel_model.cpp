@@ -1,0 +1,236 @@
+// The parallel step model end to end: how ops shard over TP ranks, how blocks fall on pipeline
+// stages, what each sharding / recomputation / pipeline choice does to memory per GPU, and how the
+// breakdown composes into the iteration.
+#include <catch2/catch.hpp>
+
+#include "llm_test_support.hpp"
+#include "ptp/predict/predict_session.hpp"
+#include "ptp/vocab/csv.hpp"
+
+using namespace ptp;
+using ptp::test::llm_job;
+using ptp::test::predict;
+using ptp::test::resolve;
+
+namespace {
+double sum_params(const std::vector<Stage>& stages) {
+  double s = 0;
+  for (const auto& st : stages) s += st.params;
+  return s;
+}
+double sum_fwd_flops(const std::vector<Stage>& stages) {
+  double s = 0;
+  for (const auto& st : stages)
+    for (const auto& op : st.ops) s += op.fwd_flops;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("every transformer op has the Megatron TP role its name implies", "[llm][shard]") {
+  const auto job = resolve(llm_job("llama3-8b", 1, ""));
+  std::map<std::string, std::string> roles;
+  for (const auto& op : job.workload.ops) {
+    const auto dot = op.name.rfind('.');
+    roles[dot == std::string::npos ? op.name : op.name.substr(dot + 1)] = tp_role_name(tp_role(op));
+  }
+  CHECK(roles["self_attn_qkv"] == "column");
+  CHECK(roles["mlp_up"] == "column");
+  CHECK(roles["lm_head"] == "column");
+  CHECK(roles["self_attn_out"] == "row");
+  CHECK(roles["mlp_down"] == "row");
+  CHECK(roles["self_attn_flash"] == "split");
+  CHECK(roles["self_attn_rope"] == "split");
+  CHECK(roles["mlp_act"] == "split");
+  CHECK(roles["embed_tokens"] == "vocab_embedding");
+  CHECK(roles["lm_loss"] == "vocab_loss");
+  CHECK(roles["self_attn_norm"] == "replicated");
+  CHECK(roles["mlp_residual"] == "replicated");
+}
+
+TEST_CASE("TP splits weights and FLOPs; with sequence parallel every op's work is split", "[llm][shard]") {
+  const auto job = resolve(llm_job("llama3-8b", 4, "parallelism: {tensor: 4}\nsequence_parallel: true\n"));
+  const double params = job.workload.params(), fwd = job.workload.fwd_flops();
+  const auto stages = partition_stages(job.workload, make_layout(job));
+  REQUIRE(stages.size() == 1);
+  // Norm weights stay replicated: a few hundred thousand of 8 billion.
+  CHECK(sum_params(stages) * 4 == Approx(params).epsilon(1e-3));
+  CHECK(sum_params(stages) * 4 > params);
+  CHECK(sum_fwd_flops(stages) * 4 == Approx(fwd).epsilon(1e-9));
+  // Without SP the norms, residuals and dropout run on every TP rank in full.
+  const auto no_sp = resolve(llm_job("llama3-8b", 4, "parallelism: {tensor: 4}\n"));
+  CHECK(sum_fwd_flops(partition_stages(no_sp.workload, make_layout(no_sp))) * 4 > fwd);
+}
+
+TEST_CASE("context parallel divides the per-rank work, not the weights", "[llm][shard]") {
+  const auto job = resolve(llm_job("llama3-8b", 2, "parallelism: {context: 2}\n", "bf16", "h100-sxm5-80gb", 8192));
+  const auto stages = partition_stages(job.workload, make_layout(job));
+  CHECK(sum_params(stages) == Approx(job.workload.params()));
+  CHECK(sum_fwd_flops(stages) * 2 == Approx(job.workload.fwd_flops()));
+}
+
+TEST_CASE("pipeline stages take equal blocks; embedding on the first, loss on the last", "[llm][pipeline]") {
+  const auto job = resolve(llm_job("llama3-70b", 4, "parallelism: {pipeline: 4}\n"));
+  const auto stages = partition_stages(job.workload, make_layout(job));
+  REQUIRE(stages.size() == 4);
+  for (const auto& s : stages) CHECK(s.blocks == 20);
+  auto has = [](const Stage& s, OpKind k) {
+    return std::any_of(s.ops.begin(), s.ops.end(), [k](const Op& o) { return o.kind == k; });
+  };
+  CHECK(has(stages[0], OpKind::embedding));
+  CHECK_FALSE(has(stages[1], OpKind::embedding));
+  CHECK(has(stages[3], OpKind::loss));
+  CHECK_FALSE(has(stages[0], OpKind::loss));
+  CHECK(sum_params(stages) == Approx(job.workload.params()));
+}
+
+TEST_CASE("126 blocks over 8 x 8 chunks: the first and last chunk carry one block fewer", "[llm][pipeline]") {
+  CHECK(pipeline_split(126, 8, 8).embedding_as_layer);
+  CHECK_FALSE(pipeline_split(80, 4, 5).embedding_as_layer);
+  CHECK_FALSE(pipeline_split(80, 3, 1).divisible);
+  const auto job = resolve(llm_job("llama3.1-405b", 64, "parallelism: {pipeline: 8, virtual_pipeline: 8}\n"));
+  const auto stages = partition_stages(job.workload, make_layout(job));
+  CHECK(stages[0].blocks == 15);
+  CHECK(stages[7].blocks == 15);
+  for (int s = 1; s < 7; ++s) CHECK(stages[static_cast<std::size_t>(s)].blocks == 16);
+}
+
+TEST_CASE("memory per GPU for each sharding choice", "[llm][memory]") {
+  // Llama 3 8B, 8 GPUs, BF16 params with FP32 master weights and Adam: 2 + 2 + 12 bytes per parameter.
+  auto mem = [](const std::string& sharding) {
+    return predict(llm_job("llama3-8b", 8, "sharding: " + sharding + "\n", "bf16", "h100-sxm5-80gb", 4096, 8)).memory;
+  };
+  const auto none = mem("none"), z1 = mem("zero1"), z2 = mem("zero2"), z3 = mem("zero3");
+  const double P = resolve(llm_job("llama3-8b", 8, "")).workload.params();
+  CHECK(none.weights == Approx(2 * P));
+  CHECK(none.gradients == Approx(2 * P));
+  CHECK(none.optimizer_state == Approx(12 * P));
+  CHECK(z1.optimizer_state == Approx(12 * P / 8));
+  CHECK(z1.gradients == Approx(2 * P));
+  CHECK(z2.gradients == Approx(2 * P / 8));
+  // The shard plus the gathered working set (two units; here the 0.5B-parameter embedding/head).
+  CHECK(z3.weights > 2 * P / 8);
+  CHECK(z3.weights < 2 * P / 8 + 2 * 2 * 128256.0 * 4096 * 1.01);
+  CHECK(none.activations == Approx(z3.activations));
+  CHECK(none.per_gpu_bytes > z1.per_gpu_bytes);
+  CHECK(z1.per_gpu_bytes > z2.per_gpu_bytes);
+  CHECK(z2.per_gpu_bytes > z3.per_gpu_bytes);
+}
+
+TEST_CASE("memory per GPU for tensor, pipeline and recomputation choices", "[llm][memory]") {
+  const std::string base = "sharding: zero1\n";
+  auto mem = [&](const std::string& layout, const std::string& ckpt = "none") {
+    return predict(llm_job("llama3-70b", 64, base + layout + "activation_checkpointing: " + ckpt + "\n", "bf16",
+                           "h100-sxm5-80gb", 4096, 64))
+        .memory;
+  };
+  const auto tp1 = mem(""), tp2 = mem("parallelism: {tensor: 2}\n");
+  CHECK(tp2.weights == Approx(tp1.weights / 2).epsilon(0.01));
+  // Sequence parallel splits the replicated activations too.
+  const auto tp2sp = mem("parallelism: {tensor: 2}\nsequence_parallel: true\n");
+  CHECK(tp2sp.activations < tp2.activations);
+  CHECK(tp2sp.activations == Approx(tp1.activations / 2).epsilon(0.05));
+  // Pipeline: a quarter of the weights, but the first stage holds 4 micro-batches of a quarter of the blocks.
+  const auto pp4 = mem("parallelism: {pipeline: 4}\n");
+  CHECK(pp4.weights == Approx(tp1.weights / 4).epsilon(0.05));
+  CHECK(pp4.activations == Approx(tp1.activations).epsilon(0.1));
+  // Recomputation: full keeps one block input per block, selective drops what it recomputes.
+  const auto full = mem("", "full"), selective = mem("", "selective");
+  CHECK(full.activations < selective.activations);
+  CHECK(selective.activations < tp1.activations);
+  CHECK(full.activations < tp1.activations / 5);
+}
+
+TEST_CASE("the breakdown composes the iteration; the bubble is (pp-1)/(vp m) of the micro-batch work",
+          "[llm][step]") {
+  const auto p = predict(llm_job("llama3-70b", 64,
+                                 "parallelism: {tensor: 4, pipeline: 4, virtual_pipeline: 5}\nsequence_parallel: true\n"
+                                 "sharding: zero1\n",
+                                 "bf16", "h100-sxm5-80gb", 4096, 128));
+  const auto& b = p.breakdown;
+  const double m = p.layout.microbatches;
+  REQUIRE(m == 32);
+  const double work = b.forward + b.backward + b.recompute + b.tp_communication + b.cp_communication +
+                      b.ep_communication + b.pp_communication;
+  CHECK(b.pp_bubble == Approx(work * 3.0 / (5 * m)));
+  CHECK(p.layout.bubble_fraction == Approx(3.0 / 160));
+  const double sum = b.forward + b.backward + b.recompute + b.pp_bubble + b.communication_exposed + b.optimizer +
+                     b.loss_scaling;
+  CHECK(sum < p.iteration_s);
+  CHECK(sum > 0.99 * p.iteration_s);
+  CHECK(b.communication_exposed == Approx(b.tp_communication + b.cp_communication + b.ep_communication +
+                                         b.pp_communication + b.dp_communication));
+  CHECK(b.tp_communication > 0);
+  CHECK(b.pp_communication > 0);
+  CHECK(b.communication >= b.communication_exposed);
+}
+
+TEST_CASE("TP collectives: none without TP, more of them with more ranks and across nodes", "[llm][step]") {
+  auto tp_comm = [](int tp) {
+    return predict(llm_job("llama3-70b", 16, "parallelism: {tensor: " + std::to_string(tp) + "}\nsequence_parallel: true\n"))
+        .breakdown.tp_communication;
+  };
+  CHECK(tp_comm(1) == 0);
+  const double t8 = tp_comm(8), t16 = tp_comm(16);
+  CHECK(t8 > 0);
+  // 16 ranks span two nodes: every NIC of both nodes carries the ring, plus the hop latency.
+  CHECK(t16 > t8);
+}
+
+TEST_CASE("recomputation costs a forward pass (full) or the cheap ops (selective)", "[llm][step]") {
+  auto run = [](const std::string& ckpt) {
+    return predict(llm_job("llama3-8b", 8, "sharding: fsdp\nactivation_checkpointing: " + ckpt + "\n", "bf16",
+                           "h100-sxm5-80gb", 8192, 8));
+  };
+  const auto none = run("none"), sel = run("selective"), full = run("full");
+  CHECK(none.breakdown.recompute == 0);
+  CHECK(full.breakdown.recompute > 0.8 * full.breakdown.forward);
+  CHECK(full.breakdown.recompute <= full.breakdown.forward);
+  CHECK(sel.breakdown.recompute > 0);
+  CHECK(sel.breakdown.recompute < 0.3 * full.breakdown.recompute);
+  CHECK(full.iteration_s > sel.iteration_s);
+  CHECK(full.memory.activations < sel.memory.activations);
+}
+
+TEST_CASE("FSDP traffic is overlapped but not free; one GPU has none", "[llm][step]") {
+  const auto fsdp = predict(llm_job("llama3-8b", 8, "sharding: fsdp\n", "bf16", "h100-sxm5-80gb", 4096, 8));
+  CHECK(fsdp.breakdown.dp_communication > 0);
+  CHECK(fsdp.breakdown.communication > fsdp.breakdown.dp_communication);
+  const auto one = predict(llm_job("llama3-8b", 1, "sharding: fsdp\n", "bf16", "b200-sxm-180gb", 4096, 1));
+  CHECK(one.breakdown.dp_communication == 0);
+}
+
+TEST_CASE("FP8 is faster than BF16 but well short of the 2x peak ratio", "[llm][precision]") {
+  const std::string layout = "parallelism: {tensor: 4}\nsequence_parallel: true\nsharding: zero1\n";
+  const auto bf16 = predict(llm_job("llama3-70b", 64, layout, "bf16", "h100-sxm5-80gb", 8192, 64));
+  const auto fp8 = predict(llm_job("llama3-70b", 64, layout, "fp8", "h100-sxm5-80gb", 8192, 64));
+  const double speedup = bf16.iteration_s / fp8.iteration_s;
+  CHECK(speedup > 1.15);
+  CHECK(speedup < 1.8);
+  CHECK(fp8.memory.activations < bf16.memory.activations);  // FP8 GEMM inputs are stashed in FP8
+}
+
+TEST_CASE("a layout sweep ranks the layouts that fit and marks the ones that do not", "[llm][sweep]") {
+  const std::string path = std::string(PTP_SOURCE_DIR) + "/configs/jobs/llama3-70b-fp8-256xh100.yaml";
+  const Predictor predictor(std::string(PTP_SOURCE_DIR) + "/configs", "", false);
+  PredictRequest req;
+  req.job_files = {path};
+  req.overrides = {parse_override("parallelism.virtual_pipeline=1")};
+  req.sweeps = {parse_sweep_axis("parallelism.tensor=1,2,4,8"), parse_sweep_axis("parallelism.pipeline=1,2,4")};
+  const auto table = run_predictions(req, predictor).stdout_text;
+  CHECK_THAT(table, Catch::Contains("rank") && Catch::Contains("(no fit)") && Catch::Contains("tok/s/GPU"));
+  req.format = "csv";
+  const auto csv = CsvTable::parse(run_predictions(req, predictor).stdout_text, "out.csv");
+  REQUIRE(csv.rows().size() == 12);
+  int first = 0, unranked = 0;
+  for (const auto& row : csv.rows()) {
+    const auto& rank = csv.text(row, "rank");
+    first += rank == "1";
+    if (rank.empty()) {
+      ++unranked;
+      CHECK(csv.text(row, "memory.fits") == "false");
+    }
+  }
+  CHECK(first == 1);
+  CHECK(unranked > 0);
+  CHECK(unranked < 12);
+}
