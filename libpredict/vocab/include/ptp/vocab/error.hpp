@@ -8,12 +8,16 @@ namespace ptp {
 
 class InputError : public std::runtime_error {
  public:
-  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+  explicit InputError(const std::string& message);
   // "file:line:column: field: problem" with the parts that are known.
   InputError(const std::string& file, int line, int column, const std::string& field,
              const std::string& problem);
 };
 
 std::string format_location(const std::string& file, int line, int column);
+
+// The message as one printable line: control characters (newlines from quoted YAML scalars, file
+// names, library messages) are escaped and very long messages are cut, so stderr gets one line.
+std::string one_line(const std::string& message);
 
 }  // namespace ptp
