@@ -1,10 +1,9 @@
 // Hugging Face config.json -> transformer family parameters (BERT, RoBERTa, ELECTRA, GPT-2, OPT,
 // Llama/Mistral/Qwen2, BART, T5). Unknown architectures are refused, not guessed.
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "ptp/predict/model_zoo.hpp"
+#include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
 namespace ptp {
@@ -29,14 +28,10 @@ double field(const json& j, const std::string& path, const std::vector<std::stri
 }  // namespace
 
 ModelDesc import_hf_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "", "cannot read file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (buf.str().size() > (4u << 20)) throw InputError(path, 0, 0, "", "file larger than 4 MiB");
+  const std::string text = read_text_file(path, 4u << 20, "JSON text");
   json j;
   try {
-    j = json::parse(buf.str());
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(path, 0, 0, "", std::string("JSON syntax error at byte ") + std::to_string(e.byte));
   }

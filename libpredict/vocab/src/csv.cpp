@@ -14,14 +14,34 @@
 
 namespace ptp {
 
-CsvTable CsvTable::read_file(const std::string& path, std::size_t max_bytes) {
+namespace {
+std::string size_text(std::size_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+}  // namespace
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, 0, "", "is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "", "cannot read file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
-  if (text.size() > max_bytes) throw InputError(path, 0, 0, "", "file too large");
-  return parse(text, path);
+  // Read in chunks and stop at the cap: /dev/zero or a multi-GB file must not be slurped first.
+  std::string text;
+  char chunk[1 << 16];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) throw InputError(path, 0, 0, "", "file is larger than " + size_text(max_bytes));
+  }
+  if (in.bad()) throw InputError(path, 0, 0, "", "cannot read file");
+  if (text.find('\0') != std::string::npos) throw InputError(path, 0, 0, "", "binary data, expected " + what);
+  return text;
+}
+
+CsvTable CsvTable::read_file(const std::string& path, std::size_t max_bytes) {
+  return parse(read_text_file(path, max_bytes, "CSV text"), path);
 }
 
 CsvTable CsvTable::parse(const std::string& text, const std::string& name) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
@@ -33,15 +34,7 @@ YamlReader YamlReader::load_string(const std::string& text, const std::string& n
 }
 
 YamlReader YamlReader::load_file(const std::string& path, std::size_t max_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "", "cannot read file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, 0, "", "cannot read file");
-  std::string text = buf.str();
-  if (text.size() > max_bytes)
-    throw InputError(path, 0, 0, "", "file is larger than " + std::to_string(max_bytes >> 20) + " MiB");
-  if (text.find('\0') != std::string::npos) throw InputError(path, 0, 0, "", "binary data, expected YAML text");
+  const std::string text = read_text_file(path, max_bytes, "YAML text");
   auto reader = load_string(text, path);
   if (!reader.node_.IsDefined() || reader.node_.IsNull())
     throw InputError(path, 0, 0, "", "empty document, expected a YAML mapping");

@@ -41,6 +41,10 @@ class CsvTable {
 std::string csv_escape(const std::string& cell);
 std::string csv_line(const std::vector<std::string>& cells);  // with trailing newline
 
+// Reads a whole text file without ever holding more than max_bytes + 64 KiB: refuses directories,
+// files (or devices) larger than max_bytes and data with NUL bytes ("binary data, expected <what>").
+std::string read_text_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+
 // Writes to a temporary file in the same directory, then renames: readers never see a partial file.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
