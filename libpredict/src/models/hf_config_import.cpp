@@ -28,7 +28,10 @@ double field(const json& j, const std::string& path, const std::vector<std::stri
 }  // namespace
 
 ModelDesc import_hf_config(const std::string& path) {
-  const std::string text = read_text_file(path, 4u << 20, "JSON text");
+  return import_hf_config_text(read_text_file(path, 4u << 20, "JSON text"), path);
+}
+
+ModelDesc import_hf_config_text(const std::string& text, const std::string& path) {
   json j;
   try {
     j = json::parse(text);

@@ -75,8 +75,10 @@ std::vector<std::string> yaml_files(const std::string& dir) {
 }
 }  // namespace
 
-GpuSpec parse_gpu_spec(const std::string& path) {
-  auto doc = YamlReader::load_file(path);
+GpuSpec parse_gpu_spec(const std::string& path) { return parse_gpu_spec(YamlReader::load_file(path)); }
+
+GpuSpec parse_gpu_spec(const YamlReader& doc) {
+  const std::string& path = doc.file();
   doc.check_keys({"id", "name", "aliases", "architecture", "chip", "compute_capability", "form_factor", "sms",
                   "boost_clock_mhz", "memory_gb", "memory_type", "memory_bandwidth_gbs", "l2_cache_mb", "tdp_w",
                   "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "source", "notes"});
@@ -115,8 +117,10 @@ GpuSpec parse_gpu_spec(const std::string& path) {
   return g;
 }
 
-FabricSpec parse_fabric_spec(const std::string& path) {
-  auto doc = YamlReader::load_file(path);
+FabricSpec parse_fabric_spec(const std::string& path) { return parse_fabric_spec(YamlReader::load_file(path)); }
+
+FabricSpec parse_fabric_spec(const YamlReader& doc) {
+  const std::string& path = doc.file();
   doc.check_keys({"id", "name", "per_gpu_bandwidth_gbs", "per_node_bandwidth_gbs", "latency_us", "source", "notes"});
   FabricSpec f;
   f.id = doc.get_string("id");

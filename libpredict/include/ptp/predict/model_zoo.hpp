@@ -37,6 +37,7 @@ FamilyGenerator find_family(const std::string& name, const YamlReader& where);
 ModelDesc load_model(const std::string& id_or_path, const std::string& models_dir);
 ModelDesc parse_model_yaml(const YamlReader& doc);
 ModelDesc import_hf_config(const std::string& path);
+ModelDesc import_hf_config_text(const std::string& text, const std::string& path);  // `path` names it in errors
 std::vector<std::string> zoo_ids(const std::string& models_dir);
 
 Workload build_workload(const ModelDesc& model, const BuildContext& ctx);

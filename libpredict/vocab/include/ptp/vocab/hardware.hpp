@@ -64,6 +64,10 @@ using FabricCatalog = Catalog<FabricSpec>;
 
 GpuSpec parse_gpu_spec(const std::string& path);
 FabricSpec parse_fabric_spec(const std::string& path);
+// The same from an already loaded document (its file() is the path the id must match).
+class YamlReader;
+GpuSpec parse_gpu_spec(const YamlReader& doc);
+FabricSpec parse_fabric_spec(const YamlReader& doc);
 GpuCatalog load_gpu_catalog(const std::string& dir);
 FabricCatalog load_fabric_catalog(const std::string& dir);
 
