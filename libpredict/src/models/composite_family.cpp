@@ -8,6 +8,31 @@ namespace ptp {
 
 namespace {
 constexpr std::int64_t kMaxRepeat = 100000;
+// Block iterations one model may expand to across all nesting levels (repeat x nested repeat x ...).
+constexpr std::int64_t kMaxExpandedBlocks = 100000;
+
+// How many block iterations generating `params` takes, counting a nested composite's blocks once per
+// repeat of the block that holds it; stops as soon as the count passes `limit`. Nested blocks that
+// add no ops (empty composites) still count, and aliased YAML nodes count at every reference, so a
+// repeat-of-repeat or anchor/alias bomb is refused before any work is done. Malformed blocks count as
+// one; generation reports them with their location.
+std::int64_t expansion(const YamlReader& params, std::int64_t limit, int depth) {
+  if (depth > 4 || !params.is_map() || !params.has("blocks")) return 0;
+  const auto blocks = params.child("blocks");
+  if (!blocks.is_sequence()) return 0;
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < blocks.size() && total <= limit; ++i) {
+    const auto b = blocks.element(i);
+    std::int64_t repeat = 1;
+    if (b.is_map() && b.has("repeat")) repeat = b.get_int("repeat", 1, kMaxRepeat);
+    std::int64_t inner = 0;
+    if (b.is_map() && b.has("family") && b.child("family").is_scalar() && b.get_string("family") == "composite" &&
+        b.has("params"))
+      inner = expansion(b.child("params"), (limit - total) / repeat, depth + 1);
+    total += repeat * (1 + inner);
+  }
+  return total;
+}
 
 void explicit_op(const YamlReader& b, const BuildContext& ctx, GraphBuilder& g) {
   const std::string op = b.get_string("op");
@@ -77,6 +102,9 @@ void generate_composite(const YamlReader& p, const BuildContext& ctx, GraphBuild
   const auto blocks = p.child("blocks");
   if (!blocks.is_sequence()) blocks.fail("expected a list of blocks");
   if (blocks.size() > 100000) blocks.fail("more than 100000 blocks");
+  if (ctx.depth == 0 && expansion(p, kMaxExpandedBlocks, 0) > kMaxExpandedBlocks)
+    blocks.fail("expands to more than " + std::to_string(kMaxExpandedBlocks) +
+                " blocks (repeat x nested repeat); refusing an absurd model graph");
   const std::string outer = g.prefix();
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const auto b = blocks.element(i);
