@@ -37,6 +37,8 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(path, 0, 0, "", std::string("JSON syntax error at byte ") + std::to_string(e.byte));
+  } catch (const json::exception& e) {  // out_of_range: a number too large for a double (1e400)
+    throw InputError(path, 0, 0, "", std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) throw InputError(path, 0, 0, "", "expected a JSON object (a Hugging Face config.json)");
   if (!j.contains("model_type") || !j["model_type"].is_string())
