@@ -1,5 +1,6 @@
 #include "ptp/vocab/yaml_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -22,9 +23,45 @@ std::string describe(const YAML::Node& n) {
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return "'" + s + "'";
 }
+// Offset of the first byte that is not part of well-formed UTF-8 (RFC 3629), or npos.
+std::size_t invalid_utf8_at(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) len = 3, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) len = 3;
+    else if (c == 0xED) len = 3, hi = 0x9F;  // no UTF-16 surrogates
+    else if (c >= 0xEE && c <= 0xEF) len = 3;
+    else if (c == 0xF0) len = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) len = 4, hi = 0x8F;
+    else return i;
+    if (i + len > s.size()) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += len;
+  }
+  return std::string::npos;
+}
 }  // namespace
 
 YamlReader YamlReader::load_string(const std::string& text, const std::string& name) {
+  // Names and ids from the file end up in JSON output and messages: only UTF-8 text is accepted.
+  if (const auto bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const auto nl = bad == 0 ? std::string::npos : text.rfind('\n', bad - 1);
+    const std::size_t bol = nl == std::string::npos ? 0 : nl + 1;
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bol), '\n');
+    static const char* const hex = "0123456789ABCDEF";
+    const auto byte = static_cast<unsigned char>(text[bad]);
+    throw InputError(name, static_cast<int>(line), static_cast<int>(bad - bol + 1), "",
+                     std::string("not UTF-8 text (byte 0x") + hex[byte >> 4] + hex[byte & 15] + ")");
+  }
   try {
     YAML::Node root = YAML::Load(text);
     return YamlReader(root, name, "");
@@ -90,6 +127,8 @@ YamlReader YamlReader::element(std::size_t index) const {
 
 std::string YamlReader::as_string() const {
   if (!node_.IsScalar()) fail("expected a string, got " + describe(node_));
+  // Escapes in quoted scalars ("\ud800") can still produce ill-formed UTF-8.
+  if (invalid_utf8_at(node_.Scalar()) != std::string::npos) fail("not UTF-8 text (check \\u/\\x escapes)");
   return node_.Scalar();
 }
 
