@@ -1,0 +1,34 @@
+// Dataset CSV rows (datasets/*.csv, what ptp-profile writes and ptp-train reads): RFC 4180 parsing
+// with located errors, then typed access to every cell the way the loaders read them.
+#include "fuzz_common.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/dataset_schema.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ptp;
+  const std::string text = fuzz::text_of(data, size);
+  fuzz::expect_clean("fuzz.csv", [&] {
+    const CsvTable t = CsvTable::parse(text, "fuzz.csv");
+    for (const TableSchema* schema : {&ops_schema(), &collectives_schema(), &runs_schema()})
+      fuzz::expect_clean("fuzz.csv", [&] { t.require_columns(schema->required_names()); });
+    for (std::size_t r = 0; r < t.rows().size() && r < 64; ++r) {  // typed access: enough rows for coverage
+      const auto& row = t.rows()[r];
+      if (row.cells.size() != t.header().size()) fuzz::finding("row width differs from the header");
+      for (const auto& col : t.header()) {
+        (void)t.text(row, col);
+        fuzz::expect_clean("fuzz.csv", [&] {
+          if (auto v = t.number(row, col); v && !std::isfinite(*v)) fuzz::finding("non-finite number accepted");
+        });
+        fuzz::expect_clean("fuzz.csv", [&] { (void)t.positive(row, col); });
+      }
+    }
+    // What the writers produce must parse back to the same cells.
+    std::string round_trip = csv_line(t.header());
+    for (const auto& row : t.rows()) round_trip += csv_line(row.cells);
+    const CsvTable back = CsvTable::parse(round_trip, "fuzz.csv");
+    if (back.rows().size() != t.rows().size()) fuzz::finding("CSV round trip changed the row count");
+    for (std::size_t i = 0; i < t.rows().size(); ++i)
+      if (back.rows()[i].cells != t.rows()[i].cells) fuzz::finding("CSV round trip changed cells");
+  });
+  return 0;
+}
