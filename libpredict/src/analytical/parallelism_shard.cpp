@@ -34,7 +34,7 @@ TpRole tp_role(const Op& op) {
       return ends_with(n, "_tokens") ? TpRole::vocab_embedding : TpRole::replicated;
     case OpKind::gemm:
       if (n == "moe_router") return TpRole::replicated;
-      if (ends_with(n, "_qkv") || ends_with(n, "_q") || ends_with(n, "_kv") || ends_with(n, "_up") || n == "lm_head")
+      if (ends_with(n, "_qkv") || ends_with(n, "_q") || ends_with(n, "_kv") || ends_with(n, "_up") || ends_with(n, "lm_head"))
         return TpRole::column;
       if (ends_with(n, "_out") || ends_with(n, "_down")) return TpRole::row;
       return TpRole::replicated;
@@ -90,8 +90,13 @@ Op shard_op(const Op& op, const Layout& l) {
       const double tok = l.sp ? 1 / t : 1;
       act = in = out = saved = tok;
       params = 1.0 / l.ep;
-      o.n /= l.ep;
-      o.m *= l.ep;
+      // The generator concatenates the experts along n (up) or k (down); a rank holds E/ep of them,
+      // each seeing ep ranks' worth of routed rows.
+      if (op.kind == OpKind::gemm) {
+        if (ends_with(leaf(op.name), "_down")) o.k /= l.ep;
+        else o.n /= l.ep;
+        o.m *= l.ep * tok;
+      }
       break;
     }
     case TpRole::replicated:

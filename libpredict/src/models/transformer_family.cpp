@@ -1,5 +1,11 @@
 // Transformer encoder / decoder-only / encoder-decoder stacks from their dimensions (BERT, ELECTRA,
-// GPT-2/3, OPT, Llama, BART, T5, Transformer-big, Transformer-XL, ViT).
+// GPT-2/3, OPT, Llama, BART, T5, Transformer-big, Transformer-XL, ViT), with mixture-of-experts MLPs
+// (Mixtral / Qwen-MoE / DeepSeek style), multi-head latent attention and multi-token prediction.
+//
+// Op names are a contract with the model-parallel split (src/analytical/parallelism_shard.cpp):
+// *_qkv, *_q, *_kv, *_up and lm_head are column-parallel, *_out and *_down row-parallel, *_rope,
+// *_attn_dropout and *_act work on head/ffn-split tensors, expert_* ops belong to the experts,
+// *_compress and moe_router are replicated, and ops of a block carry the block's prefix.
 #include <cmath>
 
 #include "ptp/predict/model_zoo.hpp"
@@ -18,13 +24,21 @@ struct TransformerDims {
   double head_vocab = 0, head_fraction = 1, num_classes = 0, mem_len = 0, tgt_ratio = 1;
   double image = 0, patch = 0, channels = 3;
   std::map<int, std::string> head_by_seq_len;
+  // Mixture of experts: the MLP of every block from first_dense_layers on routes each token to
+  // experts_per_token of num_experts experts (expert_ffn wide), plus optional always-on shared experts.
+  double num_experts = 0, experts_per_token = 0, expert_ffn = 0, shared_expert_ffn = 0;
+  int first_dense_layers = 0, mtp_layers = 0;
+  // Multi-head latent attention (DeepSeek-V2/V3): low-rank q and kv projections, decoupled RoPE.
+  bool mla = false;
+  double q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
 };
 
 TransformerDims read_dims(const YamlReader& p) {
   p.check_keys({"kind", "layers", "encoder_layers", "decoder_layers", "hidden", "heads", "kv_heads", "head_dim",
                 "ffn", "vocab", "max_positions", "type_vocab", "activation", "norm", "positions", "attention", "head",
                 "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "dropout", "mem_len",
-                "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding"});
+                "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding", "num_experts",
+                "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla"});
   TransformerDims d;
   d.kind = p.get_string("kind");
   if (d.kind != "encoder" && d.kind != "decoder-only" && d.kind != "encoder-decoder")
@@ -91,6 +105,27 @@ TransformerDims read_dims(const YamlReader& p) {
     }
     d.token_table_params = params;
   }
+  d.num_experts = p.get_number("num_experts", 0, 1e5, 0);
+  if (d.num_experts > 0) {
+    d.experts_per_token = p.get_number("experts_per_token", 1, d.num_experts);
+    d.expert_ffn = p.get_number("expert_ffn", 1, 1e7, d.ffn);
+    d.shared_expert_ffn = p.get_number("shared_expert_ffn", 0, 1e7, 0);
+    d.first_dense_layers = static_cast<int>(p.get_int("first_dense_layers", 0, d.enc_layers, 0));
+  } else {
+    for (const char* k : {"experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers"})
+      if (p.has(k)) p.child(k).fail("needs num_experts");
+  }
+  d.mtp_layers = static_cast<int>(p.get_int("mtp_layers", 0, 16, 0));
+  if (d.mtp_layers > 0 && d.kind != "decoder-only") p.child("mtp_layers").fail("needs kind: decoder-only");
+  if (auto m = p.optional_child("mla")) {
+    m->check_keys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+    d.mla = true;
+    d.q_lora_rank = m->get_number("q_lora_rank", 0, 1e6, 0);
+    d.kv_lora_rank = m->get_number("kv_lora_rank", 1, 1e6);
+    d.qk_nope_head_dim = m->get_number("qk_nope_head_dim", 1, 1e4);
+    d.qk_rope_head_dim = m->get_number("qk_rope_head_dim", 0, 1e4);
+    d.v_head_dim = m->get_number("v_head_dim", 1, 1e4);
+  }
   if (auto img = p.optional_child("image")) {
     img->check_keys({"size", "patch", "channels"});
     d.image = img->get_number("size", 1, 1e5);
@@ -100,13 +135,58 @@ TransformerDims read_dims(const YamlReader& p) {
   return d;
 }
 
+// DeepSeek multi-head latent attention: compressed q and kv (replicated down-projections,
+// column-parallel up-projections), RoPE on a decoupled slice, one fused attention kernel whose QK
+// and V head sizes differ (counted at their mean).
+void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, double q_len, double keys, bool causal) {
+  const double T = batch * q_len, h = d.hidden;
+  const double qk = d.qk_nope_head_dim + d.qk_rope_head_dim;
+  g.norm("self_attn_norm", T * h, h);
+  if (d.q_lora_rank > 0) {
+    g.linear("self_attn_q_compress", T, h, d.q_lora_rank, false);
+    g.norm("self_attn_q_norm", T * d.q_lora_rank, d.q_lora_rank);
+    g.linear("self_attn_q", T, d.q_lora_rank, d.heads * qk, false);
+  } else {
+    g.linear("self_attn_q", T, h, d.heads * qk, false);
+  }
+  g.linear("self_attn_kv_compress", T, h, d.kv_lora_rank + d.qk_rope_head_dim, false);
+  g.norm("self_attn_kv_norm", T * d.kv_lora_rank, d.kv_lora_rank);
+  g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false);
+  g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6);
+  g.fused_attention("self_attn_flash", batch * d.heads, q_len, keys, (qk + d.v_head_dim) / 2, causal);
+  g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false);
+  g.elementwise("self_attn_residual", T * h, 2, 1);
+}
+
+// A routed MLP. The experts' grouped GEMMs are expressed as one GEMM against the experts'
+// concatenated weights with T*k/E rows per expert: FLOPs and weights are exact; the up-projection's
+// input and the down-projection's output are carried by the dispatch and combine ops around them.
+void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
+  const double h = d.hidden, E = d.num_experts, k = d.experts_per_token, f = d.expert_ffn;
+  const double rows = T * k / E;  // balanced routing (the published MoE benchmarks force it)
+  g.linear("moe_router", T, h, E, false);
+  g.elementwise("moe_gate", T * E, 1, 4);  // softmax / sigmoid + top-k
+  g.elementwise("expert_dispatch", T * k * h, 1, 2);
+  g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false);
+  g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4);
+  g.linear("expert_down", rows, E * f, h, false);
+  g.elementwise("expert_combine", T * h, k, 2);
+  if (d.shared_expert_ffn > 0) {
+    const double sf = d.shared_expert_ffn;
+    g.linear("shared_up", T, h, gated ? 2 * sf : sf, false);
+    g.elementwise("shared_act", T * sf, gated ? 2 : 1, gated ? 6 : 4);
+    g.linear("shared_down", T, sf, h, false);
+  }
+}
+
 // One pre-/post-norm block: self-attention (+ cross-attention) + MLP. Tokens = batch * q_len.
 void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len, double kv_len, bool causal,
-           double cross_len) {
+           double cross_len, bool moe = false) {
   const double T = batch * q_len;
   const double h = d.hidden;
   const double q_dim = d.heads * d.head_dim, kv_dim = d.kv_heads * d.head_dim;
   auto attention = [&](const std::string& tag, double keys, bool is_causal, bool self) {
+    if (self && d.mla) return mla_attention(g, d, batch, q_len, keys, is_causal);
     g.norm(tag + "_norm", T * h, h);
     if (self) {
       g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.bias);
@@ -134,6 +214,11 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
   if (cross_len > 0) attention("cross_attn", cross_len, false, false);
   g.norm("mlp_norm", T * h, h);
   const bool gated = d.activation == "swiglu" || d.activation == "geglu";
+  if (moe) {
+    moe_mlp(g, d, T, gated);
+    g.elementwise("mlp_residual", T * h, 2, 1);
+    return;
+  }
   g.linear("mlp_up", T, h, gated ? 2 * d.ffn : d.ffn, d.bias);
   g.elementwise("mlp_act", T * d.ffn, gated ? 2 : 1, gated ? 6 : 4);
   g.linear("mlp_down", T, d.ffn, h, d.bias);
@@ -171,7 +256,7 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
   for (int i = 0; i < d.enc_layers; ++i) {
     g.begin_layer();
     g.set_prefix((d.kind == "encoder-decoder" ? "encoder." : "layer") + std::to_string(i));
-    block(g, d, B, S, S + d.mem_len, causal, 0);
+    block(g, d, B, S, S + d.mem_len, causal, 0, d.num_experts > 0 && i >= d.first_dense_layers);
   }
   g.set_prefix("");
   double out_len = S;
@@ -214,6 +299,21 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     g.loss("disc_loss", B * out_len, 1);
   } else if (head != "none") {
     p.child("head").fail("expected lm | mlm | span | classify | discriminator | none");
+  }
+  // Multi-token prediction (DeepSeek-V3): each module joins the hidden state with the next token's
+  // embedding, runs one more block and predicts through the shared output head.
+  for (int i = 0; i < d.mtp_layers; ++i) {
+    g.begin_layer();
+    g.set_prefix("mtp" + std::to_string(i));
+    const double T = B * S;
+    g.norm("mtp_hidden_norm", T * d.hidden, d.hidden);
+    g.norm("mtp_embed_norm", T * d.hidden, d.hidden);
+    g.linear("mtp_eh_proj", T, 2 * d.hidden, d.hidden, false);
+    block(g, d, B, S, S, true, 0, d.num_experts > 0);
+    g.norm("mtp_final_norm", T * d.hidden, d.hidden);
+    g.linear("mtp_lm_head", T, d.hidden, d.head_vocab, false, true, /*shared_weight=*/true);
+    g.loss("mtp_loss", T, d.head_vocab);
+    g.set_prefix("");
   }
 }
 

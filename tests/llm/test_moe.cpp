@@ -1,0 +1,60 @@
+// Mixture-of-experts models: parameter counts of the routed MLPs, expert-parallel weight split,
+// the all-to-all on the critical path, and the layouts Megatron needs for them.
+#include <catch2/catch.hpp>
+
+#include "llm_test_support.hpp"
+
+using namespace ptp;
+using ptp::test::error_of;
+using ptp::test::llm_job;
+using ptp::test::predict;
+using ptp::test::resolve;
+
+TEST_CASE("MoE zoo models match their published parameter counts", "[llm][moe]") {
+  auto params = [](const std::string& id) { return resolve(llm_job(id, 1, "", "bf16", "b200-sxm-180gb", 4096)).workload.params(); };
+  CHECK(params("qwen3-30b-a3b") == Approx(30.532e9).epsilon(0.01));
+  CHECK(params("qwen3-235b-a22b") == Approx(235.09e9).epsilon(0.01));
+  CHECK(params("gpt-oss-120b") == Approx(116.83e9).epsilon(0.01));
+  CHECK(params("deepseek-v3") == Approx(685e9).epsilon(0.01));  // with the MTP module
+}
+
+TEST_CASE("MoE FLOPs follow the active parameters, not the total", "[llm][moe]") {
+  // Qwen3-30B-A3B activates 3.3B parameters per token, 0.31B of them the embedding table (a lookup).
+  const auto job = resolve(llm_job("qwen3-30b-a3b", 1, "", "bf16", "b200-sxm-180gb", 4096));
+  const double per_token = model_flops_per_microbatch(job.workload) / 4096;
+  const double attention = 12.0 * 48 * 4096 * 4096;
+  CHECK((per_token - attention) / 6 == Approx(3.35e9 - 151936.0 * 2048).epsilon(0.02));
+}
+
+TEST_CASE("expert parallelism splits the experts' weights, not their FLOPs", "[llm][moe]") {
+  const auto one = resolve(llm_job("qwen3-30b-a3b", 8, "", "bf16", "b200-sxm-180gb", 4096));
+  const auto ep8 = resolve(llm_job("qwen3-30b-a3b", 8, "parallelism: {expert: 8}\n", "bf16", "b200-sxm-180gb", 4096));
+  const auto s1 = partition_stages(one.workload, make_layout(one));
+  const auto s8 = partition_stages(ep8.workload, make_layout(ep8));
+  CHECK(s8[0].expert_params == Approx(s1[0].expert_params / 8));
+  CHECK(s8[0].params - s8[0].expert_params == Approx(s1[0].params - s1[0].expert_params));
+  double f1 = 0, f8 = 0;
+  for (const auto& op : s1[0].ops) f1 += op.fwd_flops;
+  for (const auto& op : s8[0].ops) f8 += op.fwd_flops;
+  CHECK(f8 == Approx(f1));
+  const auto p = predict(llm_job("qwen3-30b-a3b", 8, "parallelism: {expert: 8}\nsharding: zero1\n", "fp8",
+                                 "b200-sxm-180gb", 4096, 64));
+  CHECK(p.breakdown.ep_communication > 0);
+  CHECK(p.memory.weights < predict(llm_job("qwen3-30b-a3b", 8, "sharding: zero1\n", "fp8", "b200-sxm-180gb", 4096, 64))
+                               .memory.weights / 4);
+}
+
+TEST_CASE("expert layouts are validated", "[llm][moe]") {
+  // 128 experts: 3 does not divide them.
+  CHECK_THAT(error_of(llm_job("qwen3-30b-a3b", 6, "parallelism: {expert: 3}\n")),
+             Catch::Contains("parallelism.expert") && Catch::Contains("128 experts"));
+  // EP ranks come out of tensor x context x data: 16 > 8.
+  CHECK_THAT(error_of(llm_job("qwen3-30b-a3b", 16, "parallelism: {pipeline: 2, expert: 16}\n")),
+             Catch::Contains("parallelism.expert") && Catch::Contains("tensor x context x data"));
+}
+
+TEST_CASE("DeepSeek-V3's 61 layers + MTP split over 16 stages with embedding and loss as layers", "[llm][moe]") {
+  CHECK(error_of(llm_job("deepseek-v3", 256, "parallelism: {pipeline: 16, expert: 8}\n", "fp8", "b200-sxm-180gb")).empty());
+  const auto job = resolve(llm_job("deepseek-v3", 256, "parallelism: {pipeline: 16, expert: 8}\n", "fp8", "b200-sxm-180gb"));
+  CHECK(count_blocks(job.workload) == 62);
+}
