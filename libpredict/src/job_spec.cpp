@@ -136,7 +136,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides) {
   auto doc = YamlReader::load_file(path);
   if (!overrides.empty()) {
-    YAML::Node root = YAML::Clone(doc.node());
+    YAML::Node root = doc.node();  // edited in place: YAML::Clone would drop every line:column
     if (!root.IsMap()) doc.fail("expected a job spec mapping");
     for (const auto& ov : overrides) apply_override(root, ov);
     return parse_job_spec(YamlReader(root, path, ""));
@@ -157,6 +157,9 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     out << YAML::Key << "batch_size" << YAML::Value << static_cast<long long>(j.batch_size);
   if (j.seq_len > 0) out << YAML::Key << "seq_len" << YAML::Value << j.seq_len;
   out << YAML::Key << "grad_accum" << YAML::Value << j.grad_accum;
+  // A global batch derives grad_accum from the data-parallel degree at resolve time.
+  if (j.global_batch_size)
+    out << YAML::Key << "global_batch_size" << YAML::Value << static_cast<long long>(*j.global_batch_size);
   out << YAML::Key << "optimizer" << YAML::Value << j.optimizer;
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "gpu" << YAML::Value << j.cluster.gpu;
@@ -165,13 +168,15 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   if (!j.cluster.inter_node.empty()) out << YAML::Key << "inter_node" << YAML::Value << j.cluster.inter_node;
   out << YAML::EndMap;
   const auto& p = j.parallelism;
-  if (p.tensor > 1 || p.pipeline > 1 || p.context > 1 || p.expert > 1 || p.virtual_pipeline > 1) {
+  if (p.tensor > 1 || p.pipeline > 1 || p.context > 1 || p.expert > 1 || p.virtual_pipeline > 1 || p.data > 0) {
     out << YAML::Key << "parallelism" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "tensor" << YAML::Value << p.tensor << YAML::Key << "pipeline" << YAML::Value << p.pipeline;
     out << YAML::Key << "virtual_pipeline" << YAML::Value << p.virtual_pipeline;
     out << YAML::Key << "context" << YAML::Value << p.context << YAML::Key << "expert" << YAML::Value << p.expert;
+    if (p.data > 0) out << YAML::Key << "data" << YAML::Value << p.data;  // else derived from num_gpus
     out << YAML::EndMap;
   }
+  if (p.sequence_parallel) out << YAML::Key << "sequence_parallel" << YAML::Value << true;
   if (j.sharding != "none") out << YAML::Key << "sharding" << YAML::Value << j.sharding;
   if (j.activation_checkpointing != "none")
     out << YAML::Key << "activation_checkpointing" << YAML::Value << j.activation_checkpointing;

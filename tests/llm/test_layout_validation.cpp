@@ -88,3 +88,19 @@ TEST_CASE("invalid layouts become sweep rows marked invalid", "[llm][validation]
   CHECK(p.iteration_s == 0);
   CHECK_FALSE(p.memory.fits);
 }
+
+TEST_CASE("the layout round-trips through job_spec_to_yaml", "[llm][validation]") {
+  const std::string text = llm_job("llama3-70b", 64, "parallelism: {tensor: 4, pipeline: 4, virtual_pipeline: 5, data: 4}\n"
+                                   "sequence_parallel: true\nsharding: zero1\nactivation_checkpointing: selective\n",
+                                   "fp8", "h100-sxm5-80gb", 8192, 256);
+  const auto j = parse_job_spec(YamlReader::load_string(text, "job.yaml"));
+  const auto again = parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml"));
+  CHECK(again.parallelism.tensor == 4);
+  CHECK(again.parallelism.virtual_pipeline == 5);
+  CHECK(again.parallelism.data == 4);
+  CHECK(again.parallelism.sequence_parallel);
+  CHECK(again.sharding == "zero1");
+  CHECK(again.activation_checkpointing == "selective");
+  REQUIRE(again.global_batch_size);
+  CHECK(*again.global_batch_size == 256);
+}

@@ -28,6 +28,10 @@ std::string render_chrome_trace(const Prediction& p) {
       ev("fwd " + l.name + tag, "forward", 1, t, l.forward_s * fscale);
       t += l.forward_s * fscale;
     }
+    if (b.recompute > 0) {  // activation recomputation runs ahead of each micro-batch's backward
+      ev("recompute" + tag, "recompute", 1, t, b.recompute / accum);
+      t += b.recompute / accum;
+    }
     const double bwd_start = t;
     for (auto it = p.layers.rbegin(); it != p.layers.rend(); ++it) {
       ev("bwd " + it->name + tag, "backward", 1, t, it->backward_s * bscale);
@@ -37,6 +41,10 @@ std::string render_chrome_trace(const Prediction& p) {
       int i = 0;
       for (const auto& bk : p.buckets) ev("all_reduce bucket " + std::to_string(i++), "communication", 2, bwd_start + bk.ready_s, bk.duration_s);
     }
+  }
+  if (b.pp_bubble > 0) {  // pipeline fill and drain, shown as one idle span
+    ev("pipeline bubble", "pp_bubble", 1, t, b.pp_bubble);
+    t += b.pp_bubble;
   }
   t += b.communication_exposed;
   if (b.loss_scaling > 0) {
