@@ -25,6 +25,28 @@ std::string one_of(const YamlReader& doc, const std::string& key, const std::str
   for (const auto& a : allowed) list += (list.empty() ? "" : " | ") + a;
   c->fail("unknown value '" + v + "'" + did_you_mean(v, allowed) + "; expected " + list);
 }
+// A value given on the command line has no place in the file: rebuild it without line:column
+// (YAML::Load marks it 1:1, which pointed errors about it at the file's first line). The node budget
+// stops anchor/alias bombs in a --set value, which this copy would otherwise expand.
+YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
+  if (--budget < 0) throw InputError("--set '" + key + "': value has too many elements");
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return YAML::Node(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& e : n) out.push_back(unmarked(e, budget, key));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : n) out[unmarked(kv.first, budget, key)] = unmarked(kv.second, budget, key);
+      return out;
+    }
+    default:
+      return YAML::Node(YAML::NodeType::Null);
+  }
+}
 }  // namespace
 
 Override parse_override(const std::string& text) {
@@ -47,7 +69,8 @@ void apply_override(YAML::Node& root, const Override& ov) {
     throw InputError("--set '" + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, kTopKeys));
   YAML::Node value;
   try {
-    value = YAML::Load(ov.second);
+    int budget = 10000;
+    value = unmarked(YAML::Load(ov.second), budget, ov.first);
   } catch (const YAML::Exception&) {
     value = YAML::Node(ov.second);
   }

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
 namespace ptp {
@@ -49,10 +50,18 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
   for (const auto& file : req.job_files) {
-    auto doc = YamlReader::load_file(file);
+    const auto doc = YamlReader::load_file(file);
     if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
+    // Every sweep point edits its own tree. YAML::Clone would drop every node's line:column (errors
+    // then all pointed at 1:1), so the first point edits the loaded tree and later ones a fresh parse.
+    std::string text;
     for (const auto& combo : combos) {
-      YAML::Node root = YAML::Clone(doc.node());
+      auto fresh = [&] {
+        if (text.empty()) text = read_text_file(file, 4u << 20, "YAML text");
+        return YamlReader::load_string(text, file).node();
+      };
+      // Initialized, never assigned: assigning a YAML::Node writes through to the node it refers to.
+      YAML::Node root = &combo == &combos.front() ? doc.node() : fresh();
       for (const auto& ov : req.overrides) apply_override(root, ov);
       for (const auto& ov : combo) apply_override(root, ov);
       JobSpec job = parse_job_spec(YamlReader(root, file, ""));
