@@ -25,6 +25,19 @@ double field(const json& j, const std::string& path, const std::vector<std::stri
   if (fallback < 0) throw InputError(path, 0, 0, names.front(), "missing required field");
   return fallback;
 }
+// Optional bool/string fields: json::value() throws type_error on a wrong type (an internal error).
+bool flag(const json& j, const std::string& path, const char* name, bool fallback) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throw InputError(path, 0, 0, name, "expected true or false");
+  return it->get<bool>();
+}
+std::string string_field(const json& j, const std::string& path, const char* name, const std::string& fallback) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_string()) throw InputError(path, 0, 0, name, "expected a string");
+  return it->get<std::string>();
+}
 }  // namespace
 
 ModelDesc import_hf_config(const std::string& path) {
@@ -93,7 +106,7 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
     p["attention"] = "flash";
     p["bias"] = type == "qwen2";
     p["dropout"] = false;
-    p["tie_embeddings"] = j.value("tie_word_embeddings", false);
+    p["tie_embeddings"] = flag(j, path, "tie_word_embeddings", false);
   } else if (type == "bart" || type == "mbart") {
     p["kind"] = "encoder-decoder";
     set("encoder_layers", field(j, path, {"encoder_layers"}));
@@ -116,14 +129,14 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
     p["positions"] = "none";
     p["norm"] = "rmsnorm";
     p["bias"] = false;
-    p["activation"] = j.value("feed_forward_proj", std::string("relu")).find("gated") != std::string::npos ? "geglu" : "relu";
+    p["activation"] = string_field(j, path, "feed_forward_proj", "relu").find("gated") != std::string::npos ? "geglu" : "relu";
   } else {
     throw InputError(path, 0, 0, "model_type",
                      "unsupported architecture '" + type + "'; expected bert | roberta | electra | gpt2 | opt | llama | "
                      "mistral | qwen2 | qwen3 | bart | t5");
   }
   ModelDesc m;
-  m.id = j.value("_name_or_path", std::string());
+  m.id = string_field(j, path, "_name_or_path", "");
   if (m.id.empty()) m.id = type;
   m.family = "transformer";
   m.description = "imported from Hugging Face config " + path;
