@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "ptp/predict/learned/bundle.hpp"
+
 
 namespace ptp {
 
@@ -13,15 +15,14 @@ std::string default_bundle_dir(const std::string& config_dir) {
 }
 
 Predictor::Predictor(std::string config_dir, std::string bundle_dir, bool use_bundle) : catalogs_(config_dir) {
-  (void)bundle_dir;
-  (void)use_bundle;
+  if (use_bundle && !bundle_dir.empty()) bundle_ = std::make_unique<LearnedBundle>(LearnedBundle::load(bundle_dir));
 }
 
 Predictor::~Predictor() = default;
-class LearnedBundle {};
 
 Prediction Predictor::predict(const JobSpec& job) const {
   const ResolvedJob resolved = resolve_job(job, catalogs_);
+  if (bundle_) return bundle_->predict(resolved, constants_);
   Prediction p = predict_analytical(resolved, constants_);
   return p;
 }

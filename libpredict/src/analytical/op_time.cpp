@@ -10,8 +10,9 @@ namespace {
 
 bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == "jax"; }
 
-// Math mode an op runs in, after falling back when the GPU lacks the policy's mode.
-std::string op_math(const Op& op, const ResolvedJob& job) {
+}  // namespace
+
+std::string op_math_mode(const Op& op, const ResolvedJob& job) {
   const auto& p = *job.policy;
   const auto& g = *job.gpu;
   if (!op.uses_gemm_math) return "fp32";
@@ -21,6 +22,8 @@ std::string op_math(const Op& op, const ResolvedJob& job) {
   if (!g.has_math(math)) math = "fp32";
   return math;
 }
+
+namespace {
 
 bool aligned_for_tensor_cores(const Op& op, const std::string& math) {
   const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
@@ -49,7 +52,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     case OpKind::fused_attention:
     case OpKind::conv:
     case OpKind::rnn: {
-      const std::string math = op_math(op, job);
+      const std::string math = op_math_mode(op, job);
       const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
       peak = g.peak_flops(math);
       const double io = tensor_core || math == "fp16_nontensor" ? p.gemm_io_bytes : 4.0;

@@ -45,6 +45,9 @@ struct AnalyticalConstants {
   const CollectiveTimeModel* collective_model = nullptr;
 };
 
+// Math mode an op runs in under the job's policy, after falling back when the GPU lacks it.
+std::string op_math_mode(const Op& op, const ResolvedJob& job);
+
 struct OpTime {
   double forward_s = 0, backward_s = 0;
   double forward_launch_s = 0, backward_launch_s = 0;  // host time to launch the op

@@ -1,0 +1,48 @@
+// ptp-train: fit the hierarchical precision-aware models on datasets/ and write a bundle + report.
+// Exit codes: 0 ok, 2 bad input, 1 internal error.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iostream>
+
+#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/hardware.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ptp-train: hierarchical XGBoost models (compute, communication, aggregator) from datasets/"};
+  ptp::TrainOptions options;
+  bool quiet = false, no_cv = false;
+  app.add_option("--data", options.data_dir, "dataset folder with runs.csv, ops/ (or ops.csv), collectives.csv");
+  app.add_option("--out", options.out_dir, "bundle directory to write (replaced atomically)");
+  app.add_option("--config-dir", options.config_dir, "configs/ directory (GPU catalog, fabrics, model zoo)");
+  app.add_flag("--blind", options.blind, "train the aggregator without precision information (ablation)");
+  app.add_option("--seed", options.seed, "random seed (training is deterministic for a given seed)");
+  app.add_option("--threads", options.threads, "XGBoost threads")->check(CLI::Range(1, 256));
+  app.add_flag("--no-cv", no_cv, "skip cross-validation (faster; the report then has no CV figures)");
+  app.add_flag("-q,--quiet", quiet, "no progress lines");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "ptp-train: " << e.what() << "\n";
+    return 2;
+  }
+  options.cross_validate = !no_cv;
+  const auto start = std::chrono::steady_clock::now();
+  if (!quiet) options.log = [&](const std::string& line) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "[" << static_cast<int>(s) << " s] " << line << "\n";
+  };
+  try {
+    const auto result = ptp::train_bundle(options);
+    std::cout << result.report_markdown;
+    std::cout << "\nbundle written to " << options.out_dir << " (report in " << options.out_dir << "/report/)\n";
+    return 0;
+  } catch (const ptp::InputError& e) {
+    std::cerr << "ptp-train: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ptp-train: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,46 @@
+#pragma once
+// A trained model bundle: a directory with manifest.json (schema version, feature names, training-data
+// hashes, metrics, interval calibration, versions, the SHA-256 of every booster file) and
+// CHECKSUM (the SHA-256 of manifest.json). Loading verifies both and refuses anything that does not
+// match, so a corrupted or foreign bundle never answers.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/booster.hpp"
+#include "ptp/predict/learned/learned_models.hpp"
+
+namespace ptp {
+
+inline constexpr int kBundleSchemaVersion = 1;
+
+class LearnedBundle {
+ public:
+  static LearnedBundle load(const std::string& dir);
+
+  // Composes the job with the learned compute/communication models, then applies the aggregator.
+  // Falls back to `analytical` (with a warning) when the job is outside what the bundle learned.
+  Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base) const;
+  const std::string& dir() const { return dir_; }
+  const nlohmann::json& manifest() const { return manifest_; }
+
+  // Pieces used by the trainer as well.
+  static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);
+
+  std::unique_ptr<LearnedOpModel> compute;
+  std::unique_ptr<LearnedCollectiveModel> communication;
+  Booster aggregator;
+  double log_q_low = 0, log_q_high = 0;  // conformal residual quantiles (10 %, 90 %)
+
+ private:
+  std::string dir_;
+  nlohmann::json manifest_;
+};
+
+// Writes boosters + manifest into a temporary sibling directory and renames it over `dir`, so a
+// failure never leaves a half-written bundle.
+void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files);
+
+}  // namespace ptp

@@ -1,0 +1,44 @@
+#pragma once
+// Error statistics, cross-validation splits and interval calibration for ptp-train's report.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ptp {
+
+struct ErrorStats {
+  int n = 0;
+  double mape = 0, median_ape = 0;  // percent
+};
+ErrorStats error_stats(const std::vector<double>& ape_percent);
+nlohmann::json to_json(const ErrorStats& s);
+
+// Absolute percentage errors grouped by a label (precision, GPU family, ...).
+nlohmann::json grouped_stats(const std::vector<double>& ape, const std::vector<std::string>& labels);
+
+// Fold assignment: fold[i] is the held-out fold of row i, or -1 when the row is never held out.
+struct Split {
+  std::string name;         // kfold | leave_one_model_out | leave_one_gpu_out | leave_one_scale_out
+  std::vector<int> fold;
+  int folds = 0;
+};
+Split kfold_split(const std::vector<std::string>& keys, int k);  // keys hashed for stability
+Split group_split(const std::string& name, const std::vector<std::string>& groups);
+Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus);
+
+// Split-conformal interval on log residuals: quantiles from the residuals of the other folds,
+// coverage measured on each held-out fold.
+struct IntervalCalibration {
+  double log_q_low = 0, log_q_high = 0;  // from all residuals
+  double coverage = 0;                   // held-out fraction inside [q_low, q_high]
+  double target = 0.8;
+};
+IntervalCalibration calibrate_interval(const std::vector<double>& log_residuals, const Split& split, double target = 0.8);
+double quantile(std::vector<double> values, double q);
+
+// Predicted-vs-measured scatter as a standalone SVG (log-log, one colour per group).
+std::string scatter_svg(const std::vector<double>& measured, const std::vector<double>& predicted,
+                        const std::vector<std::string>& groups, const std::string& title);
+
+}  // namespace ptp

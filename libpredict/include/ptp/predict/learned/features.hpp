@@ -1,0 +1,38 @@
+#pragma once
+// Feature vectors of the three learned models. GPUs enter by their spec-sheet numbers (never by
+// name) so unseen GPUs are answered from their catalog entry; precision enters explicitly through
+// the policy (math-mode peak, bytes per element, loss scaling, casts) so the trees do not have to
+// guess it. Targets are log ratios against analytical bounds, which generalize across models.
+#include <string>
+#include <vector>
+
+#include "ptp/predict/prediction.hpp"
+#include "ptp/predict/resolved_job.hpp"
+
+namespace ptp {
+
+// Aggregator: one row per job, from the composed analytical/learned step.
+const std::vector<std::string>& run_feature_names(bool blind);
+std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind);
+
+// Compute model: one kernel.
+struct OpShape {
+  std::string op_class;  // gemm | batched_gemm | elementwise | layernorm | softmax
+  double m = 0, n = 0, k = 0, batch = 1, flops = 0, bytes = 0;
+  std::string math;      // fp32 | tf32 | fp16 | bf16 | fp8
+};
+const std::vector<std::string>& op_feature_names();
+std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu);
+double op_roofline_seconds(const OpShape& op, const GpuSpec& gpu);
+
+// Communication model: one all-reduce.
+struct CollectiveShape {
+  double bytes = 0;
+  int ranks = 2, nodes = 1, ranks_per_node = 2;
+};
+const std::vector<std::string>& collective_feature_names();
+std::vector<float> collective_features(const CollectiveShape& c, const GpuSpec& gpu, const FabricSpec* fabric);
+// Ring bound: 2(n-1)/n * bytes over the slowest link (NVLink/PCIe in a node, NICs across nodes).
+double collective_bound_seconds(const CollectiveShape& c, const GpuSpec& gpu, const FabricSpec* fabric);
+
+}  // namespace ptp

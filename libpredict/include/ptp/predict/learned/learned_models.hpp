@@ -1,0 +1,39 @@
+#pragma once
+// The compute and communication levels of the learned hierarchy, plugged into the analytical step
+// composition through OpTimeModel / CollectiveTimeModel. Both predict log(measured / bound).
+#include <set>
+#include <unordered_map>
+
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/booster.hpp"
+#include "ptp/predict/learned/features.hpp"
+
+namespace ptp {
+
+// Which workload ops the compute model answers, as the OpShape it was trained on (nullopt: decline).
+bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches);
+
+class LearnedOpModel : public OpTimeModel {
+ public:
+  LearnedOpModel(Booster booster, std::set<std::string> maths) : booster_(std::move(booster)), maths_(std::move(maths)) {}
+  // Predicts every op of the job's workload in one batch; seconds() then looks results up.
+  void prepare(const ResolvedJob& job) const;
+  double seconds(const Op& op, const ResolvedJob& job, bool backward) const override;
+  const std::set<std::string>& maths() const { return maths_; }
+
+ private:
+  Booster booster_;
+  std::set<std::string> maths_;  // math modes seen in training; others are declined
+  mutable std::unordered_map<const Op*, std::pair<double, double>> prepared_;  // fwd, bwd seconds
+};
+
+class LearnedCollectiveModel : public CollectiveTimeModel {
+ public:
+  explicit LearnedCollectiveModel(Booster booster) : booster_(std::move(booster)) {}
+  double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const override;
+
+ private:
+  Booster booster_;
+};
+
+}  // namespace ptp

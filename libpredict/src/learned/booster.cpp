@@ -1,0 +1,123 @@
+#include "ptp/predict/learned/booster.hpp"
+
+#include <xgboost/c_api.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "ptp/vocab/error.hpp"
+
+namespace ptp {
+
+namespace {
+std::string last_error() {
+  std::string e = XGBGetLastError();
+  auto nl = e.find('\n');
+  return nl == std::string::npos ? e : e.substr(0, nl);
+}
+void check(int rc, const char* what) {
+  if (rc != 0) throw std::runtime_error(std::string("xgboost ") + what + ": " + last_error());
+}
+struct Matrix {
+  DMatrixHandle h = nullptr;
+  ~Matrix() {
+    if (h) XGDMatrixFree(h);
+  }
+};
+}  // namespace
+
+void DenseMatrix::add_row(const std::vector<float>& row) {
+  if (cols == 0) cols = row.size();
+  if (row.size() != cols) throw std::logic_error("feature row width mismatch");
+  values.insert(values.end(), row.begin(), row.end());
+  ++rows;
+}
+
+Booster::Booster() = default;
+Booster::~Booster() {
+  if (handle_) XGBoosterFree(handle_);
+}
+Booster::Booster(Booster&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+Booster& Booster::operator=(Booster&& o) noexcept {
+  if (this != &o) {
+    if (handle_) XGBoosterFree(handle_);
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+
+Booster Booster::train(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& names,
+                       const BoosterParams& p) {
+  if (x.rows == 0 || x.rows != y.size()) throw std::logic_error("training matrix and labels disagree");
+  Matrix m;
+  check(XGDMatrixCreateFromMat(x.values.data(), x.rows, x.cols, std::nanf(""), &m.h), "DMatrix");
+  check(XGDMatrixSetFloatInfo(m.h, "label", y.data(), y.size()), "labels");
+  std::vector<const char*> cnames;
+  for (const auto& n : names) cnames.push_back(n.c_str());
+  check(XGDMatrixSetStrFeatureInfo(m.h, "feature_name", cnames.data(), cnames.size()), "feature names");
+  Booster b;
+  BoosterHandle h = nullptr;
+  check(XGBoosterCreate(&m.h, 1, &h), "create");
+  b.handle_ = h;
+  auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(h, k, v.c_str()), k); };
+  set("objective", p.objective);
+  if (p.objective == "reg:pseudohubererror") set("huber_slope", std::to_string(p.huber_slope));
+  set("max_depth", std::to_string(p.max_depth));
+  set("eta", std::to_string(p.eta));
+  set("subsample", std::to_string(p.subsample));
+  set("colsample_bytree", std::to_string(p.colsample));
+  set("min_child_weight", std::to_string(p.min_child_weight));
+  set("lambda", std::to_string(p.lambda));
+  set("seed", std::to_string(p.seed));
+  set("nthread", std::to_string(p.threads));
+  set("tree_method", "hist");
+  set("base_score", "0");
+  if (!p.monotone.empty()) {
+    std::string spec = "(";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto it = p.monotone.find(names[i]);
+      spec += (i ? "," : "") + std::to_string(it == p.monotone.end() ? 0 : it->second);
+    }
+    set("monotone_constraints", spec + ")");
+  }
+  check(XGBoosterSetStrFeatureInfo(h, "feature_name", cnames.data(), cnames.size()), "booster feature names");
+  for (int i = 0; i < p.rounds; ++i) check(XGBoosterUpdateOneIter(h, i, m.h), "update");
+  return b;
+}
+
+Booster Booster::load(const std::string& bytes, const std::string& origin) {
+  Booster b;
+  BoosterHandle h = nullptr;
+  check(XGBoosterCreate(nullptr, 0, &h), "create");
+  b.handle_ = h;
+  if (XGBoosterLoadModelFromBuffer(h, bytes.data(), bytes.size()) != 0)
+    throw InputError(origin, 0, 0, "", "not a valid XGBoost model: " + last_error());
+  XGBoosterSetParam(h, "nthread", "1");
+  return b;
+}
+
+std::string Booster::save_ubj() const {
+  bst_ulong len = 0;
+  const char* raw = nullptr;
+  check(XGBoosterSaveModelToBuffer(handle_, R"({"format": "ubj"})", &len, &raw), "save");
+  return std::string(raw, len);
+}
+
+std::vector<float> Booster::predict(const DenseMatrix& x) const {
+  if (x.rows == 0) return {};
+  Matrix m;
+  check(XGDMatrixCreateFromMat(x.values.data(), x.rows, x.cols, std::nanf(""), &m.h), "DMatrix");
+  bst_ulong len = 0;
+  const float* out = nullptr;
+  check(XGBoosterPredict(handle_, m.h, 0, 0, 0, &len, &out), "predict");
+  return std::vector<float>(out, out + len);
+}
+
+float Booster::predict_one(const std::vector<float>& row) const {
+  DenseMatrix x;
+  x.add_row(row);
+  return predict(x).front();
+}
+
+}  // namespace ptp

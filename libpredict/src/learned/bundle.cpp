@@ -1,0 +1,158 @@
+#include "ptp/predict/learned/bundle.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ptp/predict/learned/features.hpp"
+#include "ptp/predict/learned/sha256.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ptp {
+
+namespace {
+std::string read_text(const std::string& path, std::size_t max_bytes = 64u << 20) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "", "cannot read bundle file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (ss.str().size() > max_bytes) throw InputError(path, 0, 0, "", "bundle file too large");
+  return ss.str();
+}
+
+void require(bool ok, const std::string& path, const std::string& field, const std::string& problem) {
+  if (!ok) throw InputError(path, 0, 0, field, problem);
+}
+
+std::vector<std::string> names_in(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  for (const auto& v : j) out.push_back(v.get<std::string>());
+  return out;
+}
+}  // namespace
+
+LearnedBundle LearnedBundle::load(const std::string& dir) {
+  const std::string manifest_path = (fs::path(dir) / "manifest.json").string();
+  const std::string checksum_path = (fs::path(dir) / "CHECKSUM").string();
+  std::error_code ec;
+  require(fs::is_directory(dir, ec), dir, "", "bundle directory not found");
+  const std::string manifest_text = read_text(manifest_path);
+  std::string expected = read_text(checksum_path, 1024);
+  while (!expected.empty() && std::isspace(static_cast<unsigned char>(expected.back()))) expected.pop_back();
+  require(sha256_hex(manifest_text) == expected, manifest_path, "",
+          "checksum mismatch with CHECKSUM: the bundle is corrupted or was edited");
+  LearnedBundle b;
+  b.dir_ = dir;
+  try {
+    b.manifest_ = nlohmann::json::parse(manifest_text);
+    const auto& m = b.manifest_;
+    require(m.is_object(), manifest_path, "", "expected a JSON object");
+    require(m.value("schema_version", -1) == kBundleSchemaVersion, manifest_path, "schema_version",
+            "bundle schema " + std::to_string(m.value("schema_version", -1)) + " but this ptp reads " +
+                std::to_string(kBundleSchemaVersion) + "; retrain with this ptp-train");
+    const auto& fe = m.at("features");
+    require(names_in(fe.at("aggregator")) == run_feature_names(false), manifest_path, "features.aggregator",
+            "feature schema differs from this ptp build; retrain the bundle");
+    require(names_in(fe.at("compute")) == op_feature_names(), manifest_path, "features.compute",
+            "feature schema differs from this ptp build; retrain the bundle");
+    require(names_in(fe.at("communication")) == collective_feature_names(), manifest_path, "features.communication",
+            "feature schema differs from this ptp build; retrain the bundle");
+    auto load_booster = [&](const std::string& key) {
+      const std::string file = m.at("files").at(key).at("path").get<std::string>();
+      require(file.find('/') == std::string::npos && file.find("..") == std::string::npos, manifest_path,
+              "files." + key, "booster path must be a plain file name");
+      const std::string path = (fs::path(dir) / file).string();
+      const std::string text = read_text(path);
+      require(sha256_hex(text) == m.at("files").at(key).at("sha256").get<std::string>(), path, "",
+              "checksum mismatch with manifest.json: the booster is corrupted or was replaced");
+      return Booster::load(text, path);
+    };
+    b.aggregator = load_booster("aggregator");
+    std::set<std::string> maths;
+    for (const auto& v : m.at("compute_maths")) maths.insert(v.get<std::string>());
+    b.compute = std::make_unique<LearnedOpModel>(load_booster("compute"), maths);
+    b.communication = std::make_unique<LearnedCollectiveModel>(load_booster("communication"));
+    b.log_q_low = m.at("interval").at("log_q_low").get<double>();
+    b.log_q_high = m.at("interval").at("log_q_high").get<double>();
+    require(std::isfinite(b.log_q_low) && std::isfinite(b.log_q_high) && b.log_q_low <= b.log_q_high, manifest_path,
+            "interval", "invalid interval calibration");
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
+  }
+  return b;
+}
+
+std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job) {
+  const auto& domain = manifest.at("domain");
+  bool precision_known = false;
+  for (const auto& p : domain.at("precisions")) precision_known = precision_known || p == job.policy->id;
+  if (!precision_known) return "the bundle has no training runs in " + job.policy->id;
+  const auto& par = job.job.parallelism;
+  if ((par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1) &&
+      !domain.value("model_parallel", false))
+    return "the bundle was trained on data-parallel runs only";
+  return "";
+}
+
+Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base) const {
+  const std::string gap = describe_domain_gap(manifest_, job);
+  if (!gap.empty()) {
+    Prediction p = predict_analytical(job, base);
+    p.warnings.push_back("learned bundle not used: " + gap + "; analytical answer");
+    return p;
+  }
+  AnalyticalConstants k = base;
+  compute->prepare(job);
+  k.op_model = compute.get();
+  k.collective_model = communication.get();
+  Prediction p = predict_analytical(job, k);
+  const double log_ratio = aggregator.predict_one(run_features(job, p, false));
+  const double factor = std::exp(log_ratio);
+  auto& b = p.breakdown;
+  for (double* part : {&b.forward, &b.backward, &b.optimizer, &b.communication, &b.communication_exposed,
+                       &b.loss_scaling, &b.precision_casts, &b.framework_overhead})
+    *part *= factor;
+  p.iteration_s *= factor;
+  p.iteration_low_s = p.iteration_s * std::exp(log_q_low);
+  p.iteration_high_s = p.iteration_s * std::exp(log_q_high);
+  p.samples_per_second /= factor;
+  p.tokens_per_second /= factor;
+  fill_totals(job, p);
+  p.predictor_kind = "learned";
+  p.bundle = dir_;
+  return p;
+}
+
+void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files) {
+  const fs::path target(dir);
+  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) throw InputError(dir, 0, 0, "", "cannot create bundle directory: " + ec.message());
+  for (const auto& [key, text] : files) {
+    const std::string name = key + ".ubj";
+    manifest["files"][key] = {{"path", name}, {"sha256", sha256_hex(text)}};
+    std::ofstream(tmp / name, std::ios::binary) << text;
+  }
+  const std::string manifest_text = manifest.dump(2) + "\n";
+  std::ofstream(tmp / "manifest.json", std::ios::binary) << manifest_text;
+  std::ofstream(tmp / "CHECKSUM", std::ios::binary) << sha256_hex(manifest_text) << "\n";
+  const fs::path old = target.string() + ".old." + std::to_string(::getpid());
+  if (fs::exists(target, ec)) fs::rename(target, old, ec);
+  fs::create_directories(target.parent_path().empty() ? "." : target.parent_path(), ec);
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove_all(tmp, ec);
+    throw InputError(dir, 0, 0, "", "cannot move the new bundle into place");
+  }
+  fs::remove_all(old, ec);
+}
+
+}  // namespace ptp

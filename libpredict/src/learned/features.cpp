@@ -1,0 +1,147 @@
+#include "ptp/predict/learned/features.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ptp {
+
+namespace {
+float lg(double v) { return static_cast<float>(std::log10(std::max(v, 1e-12))); }
+
+const std::vector<std::string> kFrameworks{"pytorch", "tensorflow", "mxnet", "paddle", "jax"};
+
+double policy_peak(const ResolvedJob& job) {
+  const auto& g = *job.gpu;
+  const auto& p = *job.policy;
+  for (const auto& math : {p.gemm_math, p.fallback_math, std::string("fp32")})
+    if (g.has_math(math)) return g.peak_flops(math);
+  return g.peak_flops("fp32");
+}
+}  // namespace
+
+const std::vector<std::string>& run_feature_names(bool blind) {
+  static const std::vector<std::string> common = {
+      "log_analytical_step", "compute_share", "comm_exposed_share", "optimizer_share", "overhead_share",
+      "log_flops_per_sample", "log_params", "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction",
+      "embedding_param_fraction", "log_ops", "log_analytical_samples_per_gpu_s", "memory_utilization",
+      "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sms", "gpu_l2_mb", "gpu_memory_gb",
+      "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
+      "fw_pytorch", "fw_tensorflow", "fw_mxnet", "fw_paddle", "fw_jax", "xla", "log_batch", "log_seq_len",
+      "log_grad_accum", "log_samples_per_step"};
+  static const std::vector<std::string> precision = {
+      "prec_tensor_cores", "prec_peak_over_fp32", "log_prec_peak", "log_prec_ridge", "prec_activation_bytes",
+      "prec_gemm_io_bytes", "prec_loss_scaling", "prec_master_weights", "prec_weight_cast", "prec_fp8",
+      "prec_loss_scaling_share", "prec_cast_share"};
+  static const std::vector<std::string> all = [] {
+    auto v = common;
+    v.insert(v.end(), precision.begin(), precision.end());
+    return v;
+  }();
+  return blind ? common : all;
+}
+
+std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, bool blind) {
+  const auto& g = *job.gpu;
+  const auto& p = *job.policy;
+  const auto& j = job.job;
+  const auto& w = job.workload;
+  double flops = 0, gemm = 0, attention = 0, conv = 0, params = 0, embedding_params = 0;
+  for (const auto& op : w.ops) {
+    const double f = op.fwd_flops + op.bwd_flops;
+    flops += f;
+    if (op.kind == OpKind::gemm || op.kind == OpKind::rnn) gemm += f;
+    if (op.kind == OpKind::attention_bmm || op.kind == OpKind::fused_attention) attention += f;
+    if (op.kind == OpKind::conv) conv += f;
+    params += op.params;
+    if (op.kind == OpKind::embedding) embedding_params += op.params;
+  }
+  const double it = std::max(c.iteration_s, 1e-9);
+  const auto& b = c.breakdown;
+  const double samples = std::max(w.samples, 1e-9);
+  std::vector<float> v = {
+      lg(it), static_cast<float>((b.forward + b.backward) / it), static_cast<float>(b.communication_exposed / it),
+      static_cast<float>(b.optimizer / it), static_cast<float>(b.framework_overhead / it), lg(flops / samples),
+      lg(params), static_cast<float>(gemm / std::max(flops, 1.0)), static_cast<float>(attention / std::max(flops, 1.0)),
+      static_cast<float>(conv / std::max(flops, 1.0)), static_cast<float>(embedding_params / std::max(params, 1.0)),
+      lg(static_cast<double>(w.ops.size())), lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)),
+      static_cast<float>(c.memory.per_gpu_bytes / std::max(c.memory.capacity_bytes, 1.0)), lg(g.peak_flops("fp32")),
+      lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()), static_cast<float>(g.sms),
+      static_cast<float>(g.l2_cache_mb), static_cast<float>(g.memory_gb), static_cast<float>(g.sm_version()),
+      static_cast<float>(std::log2(std::max(1, j.cluster.num_gpus))), static_cast<float>(job.nodes),
+      static_cast<float>(job.gpus_per_node), lg(g.intra_bandwidth_gbs * 1e9),
+      lg(job.nodes > 1 ? job.fabric->node_bandwidth_gbs(job.gpus_per_node) * 1e9 : 1e15)};
+  for (const auto& f : kFrameworks) v.push_back(j.framework == f ? 1.f : 0.f);
+  v.push_back(j.xla ? 1.f : 0.f);
+  v.push_back(lg(j.batch_size));
+  v.push_back(j.seq_len > 0 ? lg(j.seq_len) : 0.f);
+  v.push_back(lg(j.grad_accum));
+  v.push_back(lg(job.samples_per_step));
+  if (!blind) {
+    const double peak = policy_peak(job);
+    v.push_back(p.uses_tensor_cores ? 1.f : 0.f);
+    v.push_back(static_cast<float>(peak / g.peak_flops("fp32")));
+    v.push_back(lg(peak));
+    v.push_back(lg(peak / g.bandwidth_bytes_per_s()));
+    v.push_back(static_cast<float>(p.activation_bytes));
+    v.push_back(static_cast<float>(p.gemm_io_bytes));
+    v.push_back(p.dynamic_loss_scaling ? 1.f : 0.f);
+    v.push_back(p.master_weight_bytes > 0 ? 1.f : 0.f);
+    v.push_back(p.weight_cast_each_step ? 1.f : 0.f);
+    v.push_back(p.fp8_scaling ? 1.f : 0.f);
+    v.push_back(static_cast<float>(b.loss_scaling / it));
+    v.push_back(static_cast<float>(b.precision_casts / it));
+  }
+  return v;
+}
+
+const std::vector<std::string>& op_feature_names() {
+  static const std::vector<std::string> names = {
+      "cls_gemm", "cls_batched_gemm", "cls_elementwise", "cls_layernorm", "cls_softmax", "log_flops", "log_bytes",
+      "log_intensity", "log_m", "log_n", "log_k", "log_batch", "aligned", "tensor_core", "log_math_peak",
+      "log_bandwidth", "log_ridge", "sms", "l2_mb", "log_roofline_s", "compute_bound", "log_waves"};
+  return names;
+}
+
+double op_roofline_seconds(const OpShape& op, const GpuSpec& gpu) {
+  const double peak = gpu.has_math(op.math) ? gpu.peak_flops(op.math) : gpu.peak_flops("fp32");
+  return std::max(op.flops / peak, op.bytes / gpu.bandwidth_bytes_per_s());
+}
+
+std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu) {
+  const double peak = gpu.has_math(op.math) ? gpu.peak_flops(op.math) : gpu.peak_flops("fp32");
+  const double bw = gpu.bandwidth_bytes_per_s();
+  const bool tensor_core = op.math != "fp32";
+  const double multiple = tensor_core ? 8 : 1;
+  const bool aligned = std::fmod(op.n, multiple) == 0 && std::fmod(op.k, multiple) == 0;
+  // Output tiles of 128x128 per SM: how many waves the GEMM needs (partial waves waste the GPU).
+  const double tiles = std::ceil(std::max(op.m, 1.0) / 128) * std::ceil(std::max(op.n, 1.0) / 128) * std::max(op.batch, 1.0);
+  return {op.op_class == "gemm" ? 1.f : 0.f, op.op_class == "batched_gemm" ? 1.f : 0.f,
+          op.op_class == "elementwise" ? 1.f : 0.f, op.op_class == "layernorm" ? 1.f : 0.f,
+          op.op_class == "softmax" ? 1.f : 0.f, lg(op.flops + 1), lg(op.bytes + 1), lg((op.flops + 1) / (op.bytes + 1)),
+          lg(op.m + 1), lg(op.n + 1), lg(op.k + 1), lg(op.batch), aligned ? 1.f : 0.f, tensor_core ? 1.f : 0.f, lg(peak),
+          lg(bw), lg(peak / bw), static_cast<float>(gpu.sms), static_cast<float>(gpu.l2_cache_mb),
+          lg(op_roofline_seconds(op, gpu)), op.flops / peak > op.bytes / bw ? 1.f : 0.f, lg(tiles / gpu.sms)};
+}
+
+const std::vector<std::string>& collective_feature_names() {
+  static const std::vector<std::string> names = {"log_bytes", "log2_ranks", "nodes", "ranks_per_node",
+                                                 "log_intra_bandwidth", "log_inter_bandwidth", "nvlink",
+                                                 "switched", "log_bound_s", "log_bytes_per_rank"};
+  return names;
+}
+
+double collective_bound_seconds(const CollectiveShape& c, const GpuSpec& gpu, const FabricSpec* fabric) {
+  double bw = c.ranks_per_node > 1 ? gpu.intra_bandwidth_gbs : 1e6;
+  if (c.nodes > 1 && fabric) bw = std::min(bw, fabric->node_bandwidth_gbs(c.ranks_per_node));
+  return 2.0 * (c.ranks - 1) / c.ranks * c.bytes / (bw * 1e9);
+}
+
+std::vector<float> collective_features(const CollectiveShape& c, const GpuSpec& gpu, const FabricSpec* fabric) {
+  const double inter = (c.nodes > 1 && fabric) ? fabric->node_bandwidth_gbs(c.ranks_per_node) : 1e6;
+  return {lg(c.bytes), static_cast<float>(std::log2(c.ranks)), static_cast<float>(c.nodes),
+          static_cast<float>(c.ranks_per_node), lg(gpu.intra_bandwidth_gbs * 1e9), lg(inter * 1e9),
+          gpu.intra_kind.rfind("nvlink", 0) == 0 ? 1.f : 0.f, gpu.intra_switched ? 1.f : 0.f,
+          lg(collective_bound_seconds(c, gpu, fabric)), lg(c.bytes / c.ranks)};
+}
+
+}  // namespace ptp

@@ -1,0 +1,461 @@
+#include "ptp/predict/learned/trainer.hpp"
+
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <cstdlib>
+
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/bundle.hpp"
+#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/predict/learned/features.hpp"
+#include "ptp/predict/learned/training_data.hpp"
+#include "ptp/predict/resolved_job.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ptp {
+
+namespace {
+
+std::string data_path(const std::string& dir, const std::string& table) {
+  std::error_code ec;
+  const fs::path folder = fs::path(dir) / table;
+  if (fs::is_directory(folder, ec)) return folder.string();
+  const fs::path file = fs::path(dir) / (table + ".csv");
+  if (!fs::is_regular_file(file, ec)) throw InputError(dir, 0, 0, "", "missing " + table + ".csv (or " + table + "/)");
+  return file.string();
+}
+
+// ---- compute level ---------------------------------------------------------------------------
+
+constexpr std::size_t kMaxOpRows = 12000;
+
+struct OpTrainingSet {
+  DenseMatrix x;
+  std::vector<float> y;
+  std::vector<double> bound, measured;
+  std::vector<std::string> gpu;
+  std::set<std::string> maths;
+};
+
+OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus, std::map<std::string, int>& skipped) {
+  OpTrainingSet s;
+  static const std::set<std::string> classes{"gemm", "batched_gemm", "elementwise", "layernorm", "softmax"};
+  // The op tables sweep shapes densely; every `stride`-th row keeps the shape coverage at a fraction
+  // of the training time (the selection is deterministic).
+  const std::size_t stride = std::max<std::size_t>(1, ops.rows.size() / kMaxOpRows);
+  for (std::size_t i = 0; i < ops.rows.size(); i += stride) {
+    const auto& r = ops.rows[i];
+    if (!classes.count(r.op_class)) { ++skipped["op class not modelled (" + r.op_class + ")"]; continue; }
+    const GpuSpec* g = gpus.find(r.gpu);
+    if (!g) { ++skipped["GPU not in the catalog"]; continue; }
+    OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes,
+                  (r.op_class == "gemm" || r.op_class == "batched_gemm") ? r.dtype : "fp32"};
+    if (shape.math == "bf16") shape.math = "fp16";
+    if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
+    const double bound = op_roofline_seconds(shape, *g);
+    if (!(bound > 0)) { ++skipped["no roofline bound"]; continue; }
+    s.x.add_row(op_features(shape, *g));
+    s.y.push_back(static_cast<float>(std::log(r.time_s / bound)));
+    s.bound.push_back(bound);
+    s.measured.push_back(r.time_s);
+    s.gpu.push_back(g->id);
+    if (shape.op_class == "gemm" || shape.op_class == "batched_gemm") s.maths.insert(shape.math);
+  }
+  return s;
+}
+
+DenseMatrix take_rows(const DenseMatrix& x, const std::vector<std::size_t>& idx) {
+  DenseMatrix out;
+  out.cols = x.cols;
+  out.rows = idx.size();
+  out.values.reserve(idx.size() * x.cols);
+  for (auto i : idx) out.values.insert(out.values.end(), x.values.begin() + i * x.cols, x.values.begin() + (i + 1) * x.cols);
+  return out;
+}
+template <typename T>
+std::vector<T> take(const std::vector<T>& v, const std::vector<std::size_t>& idx) {
+  std::vector<T> out;
+  out.reserve(idx.size());
+  for (auto i : idx) out.push_back(v[i]);
+  return out;
+}
+
+// Out-of-fold predictions of log-ratio targets for one split.
+std::vector<double> out_of_fold(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& names,
+                                const BoosterParams& params, const Split& split) {
+  std::vector<double> pred(y.size(), std::nan(""));
+  for (int f = 0; f < split.folds; ++f) {
+    std::vector<std::size_t> train, test;
+    for (std::size_t i = 0; i < y.size(); ++i) (split.fold[i] == f ? test : train).push_back(i);
+    if (test.empty() || train.size() < 20) continue;
+    const Booster b = Booster::train(take_rows(x, train), take(y, train), names, params);
+    const auto p = b.predict(take_rows(x, test));
+    for (std::size_t j = 0; j < test.size(); ++j) pred[test[j]] = p[j];
+  }
+  return pred;
+}
+
+std::vector<double> ape_of(const std::vector<double>& measured, const std::vector<double>& predicted,
+                           std::vector<std::size_t>* kept = nullptr) {
+  std::vector<double> ape;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    if (!std::isfinite(predicted[i])) continue;
+    ape.push_back(100.0 * std::fabs(predicted[i] - measured[i]) / measured[i]);
+    if (kept) kept->push_back(i);
+  }
+  return ape;
+}
+
+// ---- runs ------------------------------------------------------------------------------------
+
+struct RunRow {
+  const RunRecord* record;
+  ResolvedJob job, blind_job;
+  double analytical = 0, composed = 0, blind_composed = 0;
+  std::vector<float> features, blind_features;
+  std::string precision, gpu_family, model, gpu;
+};
+
+}  // namespace
+
+TrainResult train_bundle(const TrainOptions& o) {
+  const Catalogs catalogs(o.config_dir.empty() ? config_root() : o.config_dir);
+  const auto runs = load_runs(data_path(o.data_dir, "runs"));
+  const auto ops = load_ops(data_path(o.data_dir, "ops"));
+  const auto colls = load_collectives(data_path(o.data_dir, "collectives"));
+  o.log("loaded " + std::to_string(runs.rows.size()) + " runs, " + std::to_string(ops.rows.size()) + " ops, " +
+        std::to_string(colls.rows.size()) + " collectives");
+  nlohmann::json metrics;
+  BoosterParams params;
+  params.seed = o.seed;
+  params.threads = o.threads;
+
+  // Compute level: op time relative to its roofline bound.
+  std::map<std::string, int> op_skipped = ops.excluded;
+  auto op_set = op_training_set(ops, catalogs.gpus(), op_skipped);
+  if (op_set.y.size() < 50) throw InputError(ops.path, 0, 0, "", "fewer than 50 usable op measurements");
+  BoosterParams op_params = params;
+  op_params.rounds = 150;
+  op_params.max_depth = 6;
+  op_params.eta = 0.1;
+  op_params.objective = "reg:squarederror";
+  {
+    const auto split = group_split("leave_one_gpu_out", op_set.gpu);
+    const auto oof = out_of_fold(op_set.x, op_set.y, op_feature_names(), op_params, split);
+    std::vector<double> pred(oof.size()), roof(oof.size());
+    for (std::size_t i = 0; i < oof.size(); ++i) {
+      pred[i] = op_set.bound[i] * std::exp(oof[i]);
+      roof[i] = op_set.bound[i];
+    }
+    metrics["compute"] = {{"rows", op_set.y.size()},
+                          {"leave_one_gpu_out", to_json(error_stats(ape_of(op_set.measured, pred)))},
+                          {"roofline_bound", to_json(error_stats(ape_of(op_set.measured, roof)))}};
+  }
+  auto compute = std::make_unique<LearnedOpModel>(Booster::train(op_set.x, op_set.y, op_feature_names(), op_params),
+                                                  op_set.maths);
+  o.log("compute model: " + metrics["compute"].dump());
+
+  // Communication level: all-reduce time relative to the ring bound.
+  DenseMatrix cx;
+  std::vector<float> cy;
+  std::vector<double> cbound, cmeasured;
+  std::vector<std::string> ckeys;
+  for (const auto& r : colls.rows) {
+    const GpuSpec* g = catalogs.gpus().find(r.gpu);
+    if (!g) continue;
+    const FabricSpec* fabric = catalogs.fabrics().find(r.fabric_inter);
+    if (!fabric) fabric = catalogs.fabrics().find(g->default_inter_node);
+    CollectiveShape c{r.size_bytes, r.ranks, r.nodes, r.ranks_per_node};
+    const double bound = collective_bound_seconds(c, *g, fabric);
+    cx.add_row(collective_features(c, *g, fabric));
+    cy.push_back(static_cast<float>(std::log(r.time_s / bound)));
+    cbound.push_back(bound);
+    cmeasured.push_back(r.time_s);
+    ckeys.push_back(std::to_string(r.line) + r.gpu);
+  }
+  if (cy.size() < 20) throw InputError(colls.path, 0, 0, "", "fewer than 20 usable all_reduce measurements");
+  BoosterParams comm_params = params;
+  comm_params.rounds = 200;
+  comm_params.objective = "reg:squarederror";
+  {
+    const auto oof = out_of_fold(cx, cy, collective_feature_names(), comm_params, kfold_split(ckeys, 5));
+    std::vector<double> pred(oof.size());
+    for (std::size_t i = 0; i < oof.size(); ++i) pred[i] = cbound[i] * std::exp(oof[i]);
+    metrics["communication"] = {{"rows", cy.size()}, {"kfold", to_json(error_stats(ape_of(cmeasured, pred)))},
+                                {"ring_bound", to_json(error_stats(ape_of(cmeasured, cbound)))}};
+  }
+  auto communication =
+      std::make_unique<LearnedCollectiveModel>(Booster::train(cx, cy, collective_feature_names(), comm_params));
+  o.log("communication model: " + metrics["communication"].dump());
+
+  // Aggregator level: one row per run, composed from the lower levels.
+  std::map<std::string, int> run_excluded = runs.excluded;
+  std::vector<RunRow> rows;
+  rows.reserve(runs.rows.size());
+  const AnalyticalConstants analytical_k;
+  for (const auto& rec : runs.rows) {
+    const auto& par = rec.job.parallelism;
+    if (par.tensor * par.pipeline * par.context * par.expert > 1) {
+      ++run_excluded["model-parallel LLM run (answered by the analytical LLM path)"];
+      continue;
+    }
+    RunRow row;
+    row.record = &rec;
+    try {
+      row.job = resolve_job(rec.job, catalogs);
+      JobSpec blind = rec.job;
+      blind.precision = "fp32";
+      row.blind_job = resolve_job(blind, catalogs);
+    } catch (const InputError& e) {
+      std::string why = e.what();
+      why = why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
+      ++run_excluded["cannot be stated as a job spec: " + why.substr(0, 70)];
+      continue;
+    }
+    row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
+    AnalyticalConstants k = analytical_k;
+    k.op_model = compute.get();
+    k.collective_model = communication.get();
+    compute->prepare(row.job);
+    const Prediction composed = predict_analytical(row.job, k);
+    compute->prepare(row.blind_job);
+    const Prediction blind_composed = predict_analytical(row.blind_job, k);
+    row.composed = composed.iteration_s;
+    row.blind_composed = blind_composed.iteration_s;
+    row.features = run_features(row.job, composed, false);
+    row.blind_features = run_features(row.blind_job, blind_composed, true);
+    row.precision = rec.job.precision;
+    row.gpu_family = row.job.gpu->architecture;
+    row.model = rec.job.model;
+    row.gpu = row.job.gpu->id;
+    rows.push_back(std::move(row));
+  }
+  if (rows.size() < 30) throw InputError(runs.path, 0, 0, "", "fewer than 30 usable runs");
+  o.log("aggregator rows: " + std::to_string(rows.size()));
+
+  DenseMatrix ax, bx;
+  std::vector<float> ay, by;
+  std::vector<double> measured, analytical, composed;
+  std::vector<std::string> keys, models, gpus, precisions, families;
+  std::vector<int> num_gpus;
+  for (const auto& r : rows) {
+    ax.add_row(r.features);
+    bx.add_row(r.blind_features);
+    ay.push_back(static_cast<float>(std::log(r.record->step_time_s / r.composed)));
+    by.push_back(static_cast<float>(std::log(r.record->step_time_s / r.blind_composed)));
+    measured.push_back(r.record->step_time_s);
+    analytical.push_back(r.analytical);
+    composed.push_back(r.composed);
+    keys.push_back(r.record->run_id);
+    models.push_back(r.model);
+    gpus.push_back(r.gpu);
+    precisions.push_back(r.precision);
+    families.push_back(r.gpu_family);
+    num_gpus.push_back(r.job.job.cluster.num_gpus);
+  }
+  BoosterParams agg = params;
+  agg.rounds = 150;
+  agg.max_depth = 4;
+  agg.eta = 0.08;
+  agg.min_child_weight = 5;
+  agg.threads = 1;  // ~2k rows: threads cost more than they save
+
+  auto report_block = [&](const std::vector<double>& pred) {
+    std::vector<std::size_t> kept;
+    const auto ape = ape_of(measured, pred, &kept);
+    return nlohmann::json{{"overall", to_json(error_stats(ape))},
+                          {"by_precision", grouped_stats(ape, take(precisions, kept))},
+                          {"by_gpu_family", grouped_stats(ape, take(families, kept))}};
+  };
+  metrics["runs"] = {{"rows", rows.size()}, {"total_rows", runs.total_rows}, {"excluded", run_excluded}};
+  metrics["analytical"] = report_block(analytical);
+  std::vector<double> lomo_residuals;
+  Split lomo_split;
+  std::map<std::string, std::vector<double>> oof_columns;
+  if (o.cross_validate) {
+    const std::vector<Split> splits = {kfold_split(keys, 5), group_split("leave_one_model_out", models),
+                                       group_split("leave_one_gpu_out", gpus), scale_split(num_gpus, 8)};
+    for (const auto& split : splits) {
+      const auto aware = out_of_fold(ax, ay, run_feature_names(false), agg, split);
+      const auto blind = out_of_fold(bx, by, run_feature_names(true), agg, split);
+      std::vector<double> pa(rows.size()), pb(rows.size());
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        pa[i] = rows[i].composed * std::exp(aware[i]);
+        pb[i] = rows[i].blind_composed * std::exp(blind[i]);
+      }
+      metrics["cv"][split.name] = {{"learned", report_block(pa)}, {"blind", report_block(pb)}};
+      oof_columns[split.name] = pa;
+      oof_columns[split.name + "_blind"] = pb;
+      if (split.name == "leave_one_model_out") {
+        lomo_split = split;
+        for (std::size_t i = 0; i < rows.size(); ++i) lomo_residuals.push_back(std::log(measured[i] / pa[i]));
+      }
+      o.log(split.name + ": learned " + metrics["cv"][split.name]["learned"]["overall"].dump() + ", blind " +
+            metrics["cv"][split.name]["blind"]["overall"].dump());
+    }
+  }
+  if (const char* exp = std::getenv("PTP_TRAIN_EXPERIMENT")) {
+    // Developer experiment: drop the named features (comma list; groups separated by '|') and report CV.
+    std::string spec = exp;
+    std::stringstream groups(spec);
+    for (std::string group; std::getline(groups, group, '|');) {
+      std::set<std::string> drop;
+      std::stringstream names(group);
+      for (std::string n; std::getline(names, n, ',');) drop.insert(n);
+      const auto& all = run_feature_names(false);
+      std::vector<std::size_t> keep_cols;
+      std::vector<std::string> kept_names;
+      for (std::size_t c = 0; c < all.size(); ++c)
+        if (!drop.count(all[c])) keep_cols.push_back(c), kept_names.push_back(all[c]);
+      DenseMatrix ex;
+      for (std::size_t r = 0; r < ax.rows; ++r) {
+        std::vector<float> row;
+        for (auto c : keep_cols) row.push_back(ax.values[r * ax.cols + c]);
+        ex.add_row(row);
+      }
+      for (const auto& split : {kfold_split(keys, 5), group_split("leave_one_model_out", models),
+                                group_split("leave_one_gpu_out", gpus), scale_split(num_gpus, 8)}) {
+        const auto oof = out_of_fold(ex, ay, kept_names, agg, split);
+        std::vector<double> pa(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) pa[i] = rows[i].composed * std::exp(oof[i]);
+        std::vector<std::size_t> kept;
+        auto ape = ape_of(measured, pa, &kept);
+        std::vector<double> no_dlrm;
+        for (std::size_t i = 0; i < kept.size(); ++i)
+          if (models[kept[i]] != "dlrm") no_dlrm.push_back(ape[i]);
+        o.log("EXP [" + group + "] " + split.name + " " + to_json(error_stats(ape)).dump() + " no-dlrm " +
+              to_json(error_stats(no_dlrm)).dump());
+      }
+    }
+  }
+  IntervalCalibration interval;
+  if (!lomo_residuals.empty()) interval = calibrate_interval(lomo_residuals, lomo_split);
+  metrics["interval"] = {{"method", "split-conformal on leave-one-model-out log residuals"},
+                         {"target", interval.target},
+                         {"coverage_held_out", std::round(interval.coverage * 1000) / 1000},
+                         {"log_q_low", interval.log_q_low},
+                         {"log_q_high", interval.log_q_high}};
+
+  // Final boosters on all rows.
+  const Booster final_aggregator = o.blind ? Booster::train(bx, by, run_feature_names(true), agg)
+                                           : Booster::train(ax, ay, run_feature_names(false), agg);
+  std::set<std::string> precisions_seen(precisions.begin(), precisions.end());
+  const char* xgb_version = nullptr;
+  int major = 0, minor = 0, patch = 0;
+  XGBoostVersion(&major, &minor, &patch);
+  (void)xgb_version;
+  nlohmann::json manifest = {
+      {"schema_version", kBundleSchemaVersion},
+      {"dataset_schema_version", "1"},
+      {"ptp_version", "0.1.0"},
+      {"xgboost_version", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
+      {"blind", o.blind},
+      {"seed", o.seed},
+      {"features",
+       {{"aggregator", o.blind ? run_feature_names(true) : run_feature_names(false)},
+        {"compute", op_feature_names()},
+        {"communication", collective_feature_names()}}},
+      {"targets", "log(measured / bound): compute vs roofline, communication vs ring bound, aggregator vs composed step"},
+      {"compute_maths", op_set.maths},
+      {"domain", {{"precisions", precisions_seen}, {"model_parallel", false}}},
+      {"training_data", {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}}},
+      {"interval", {{"log_q_low", interval.log_q_low}, {"log_q_high", interval.log_q_high}}},
+      {"metrics", metrics}};
+  std::map<std::string, std::string> files = {{"aggregator", final_aggregator.save_ubj()},
+                                              {"compute", Booster::train(op_set.x, op_set.y, op_feature_names(), op_params).save_ubj()},
+                                              {"communication", Booster::train(cx, cy, collective_feature_names(), comm_params).save_ubj()}};
+  write_bundle(o.out_dir, manifest, files);
+
+  // Report: markdown, per-row predictions, plot.
+  TrainResult result;
+  result.metrics = metrics;
+  std::string md = "# ptp-train report\n\nData: `" + o.data_dir + "` (runs " + std::to_string(rows.size()) + " used of " +
+                   std::to_string(runs.total_rows) + ", ops " + std::to_string(op_set.y.size()) + ", all-reduce " +
+                   std::to_string(cy.size()) + "). Errors are absolute percentage errors of the step time.\n\n";
+  auto fmt_row = [](const std::string& name, const nlohmann::json& block) {
+    const auto& o2 = block["overall"];
+    return "| " + name + " | " + std::to_string(o2["n"].get<int>()) + " | " + o2["mape"].dump() + " | " +
+           o2["median_ape"].dump() + " |\n";
+  };
+  md += "## Overall\n\n| predictor / split | rows | MAPE % | median APE % |\n|---|---|---|---|\n";
+  md += fmt_row("analytical (no learning)", metrics["analytical"]);
+  if (metrics.contains("cv"))
+    for (const auto& [split, v] : metrics["cv"].items()) {
+      md += fmt_row("learned, " + split, v["learned"]);
+      md += fmt_row("precision-blind, " + split, v["blind"]);
+    }
+  md += "\n## By precision (MAPE %)\n\n| precision | analytical |";
+  std::vector<std::string> split_names;
+  if (metrics.contains("cv"))
+    for (const auto& [split, v] : metrics["cv"].items()) split_names.push_back(split);
+  for (const auto& s : split_names) md += " " + s + " | " + s + " blind |";
+  md += "\n|---|---|";
+  for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|---|";
+  md += "\n";
+  for (const auto& p : precisions_seen) {
+    md += "| " + p + " | " + metrics["analytical"]["by_precision"][p]["mape"].dump() + " |";
+    for (const auto& s : split_names) {
+      auto cell = [&](const char* which) {
+        const auto& g = metrics["cv"][s][which]["by_precision"];
+        return g.contains(p) ? g[p]["mape"].dump() + " (n=" + g[p]["n"].dump() + ")" : std::string("-");
+      };
+      md += " " + cell("learned") + " | " + cell("blind") + " |";
+    }
+    md += "\n";
+  }
+  md += "\n## By GPU family (MAPE %)\n\n| family | analytical |";
+  for (const auto& s : split_names) md += " " + s + " |";
+  md += "\n|---|---|";
+  for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|";
+  md += "\n";
+  std::set<std::string> fam(families.begin(), families.end());
+  for (const auto& f : fam) {
+    md += "| " + f + " | " + metrics["analytical"]["by_gpu_family"][f]["mape"].dump() + " |";
+    for (const auto& s : split_names) {
+      const auto& g = metrics["cv"][s]["learned"]["by_gpu_family"];
+      md += " " + (g.contains(f) ? g[f]["mape"].dump() : std::string("-")) + " |";
+    }
+    md += "\n";
+  }
+  md += "\n## Lower levels\n\n- compute model (op time vs roofline), leave-one-GPU-out: " +
+        metrics["compute"]["leave_one_gpu_out"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
+        "\n- communication model (all-reduce vs ring bound), 5-fold: " + metrics["communication"]["kfold"].dump() +
+        "; ring bound alone: " + metrics["communication"]["ring_bound"].dump() + "\n";
+  md += "\n## Prediction interval\n\n" + metrics["interval"].dump() + "\n\n## Excluded runs\n\n";
+  for (const auto& [why, n] : run_excluded) md += "- " + std::to_string(n) + ": " + why + "\n";
+  result.report_markdown = md;
+
+  std::string csv = csv_line({"run_id", "model", "gpu", "precision", "num_gpus", "measured_s", "analytical_s",
+                              "composed_s", "kfold_s", "lomo_s", "logo_s", "lomo_blind_s"});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto g = [](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.6g", v);
+      return std::string(b);
+    };
+    auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns[n][i]) : std::string(); };
+    csv += csv_line({keys[i], models[i], gpus[i], precisions[i], std::to_string(num_gpus[i]), g(measured[i]),
+                     g(analytical[i]), g(composed[i]), col("kfold"), col("leave_one_model_out"),
+                     col("leave_one_gpu_out"), col("leave_one_model_out_blind")});
+  }
+  const fs::path report_dir = fs::path(o.out_dir) / "report";
+  fs::create_directories(report_dir);
+  write_file_atomically((report_dir / "report.md").string(), md);
+  write_file_atomically((report_dir / "predictions.csv").string(), csv);
+  if (oof_columns.count("leave_one_model_out"))
+    write_file_atomically((report_dir / "predicted_vs_measured.svg").string(),
+                          scatter_svg(measured, oof_columns["leave_one_model_out"], precisions,
+                                      "leave-one-model-out: predicted vs measured step time"));
+  return result;
+}
+
+}  // namespace ptp

@@ -1,0 +1,190 @@
+#include "ptp/predict/learned/training_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "ptp/predict/learned/sha256.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/dataset_schema.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/suggest.hpp"
+
+namespace ptp {
+
+std::string framework_id(const std::string& published) {
+  const std::string f = to_lower(published);
+  if (f.find("tensorflow") != std::string::npos) return "tensorflow";
+  if (f.find("mxnet") != std::string::npos) return "mxnet";
+  if (f.find("paddle") != std::string::npos) return "paddle";
+  if (f.find("jax") != std::string::npos) return "jax";
+  return "pytorch";
+}
+
+namespace {
+
+std::set<std::string> flags_of(const std::string& text) {
+  std::set<std::string> out;
+  std::stringstream ss(text);
+  for (std::string f; std::getline(ss, f, ';');)
+    if (!f.empty()) out.insert(f);
+  return out;
+}
+
+// Published rows the source itself marks as broken or not comparable. Everything else is kept.
+const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
+    {"suspect_amp_fp32_ratio", "AMP/FP32 ratio outside 0.8..6: the source's run was probably broken"},
+    {"suspect_superlinear_scaling", "more than 1.15x linear scaling: inconsistent with its own 8-GPU row"},
+    {"implausible_exceeds_peak", "throughput above the GPU's dense peak"},
+    {"approximate", "approximate value (\"~300ms/iter\" comments)"},
+    {"proxy_reduced_layers", "proxy model with fewer layers than named"},
+    {"moe_or_hybrid", "MoE/hybrid model: active parameters and routing not described"},
+    {"model_unnamed", "model not named"},
+    {"batch_typo_suspected", "batch size probably a typo in the source"},
+};
+
+// A table is one CSV file or a folder of CSV files with the same columns (ptp-profile adds files).
+std::vector<std::string> table_files(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(path, ec))
+    if (e.path().extension() == ".csv") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError(path, 0, 0, "", "no .csv files in the folder");
+  return files;
+}
+
+template <typename T, typename RowFn>
+Table<T> load_table(const std::string& path, const TableSchema& schema, RowFn&& row_fn) {
+  Table<T> t;
+  t.path = path;
+  std::string hashes;
+  for (const auto& file : table_files(path)) {
+    const CsvTable csv = CsvTable::read_file(file);
+    csv.require_columns(schema.required_names());
+    hashes += sha256_file(file);
+    t.total_rows += static_cast<int>(csv.rows().size());
+    for (const auto& row : csv.rows()) row_fn(csv, row, t);
+  }
+  t.sha256 = sha256_hex(hashes);
+  if (t.total_rows == 0) throw InputError(path, 0, 0, "", "no data rows");
+  return t;
+}
+
+}  // namespace
+
+Table<RunRecord> load_runs(const std::string& path) {
+  return load_table<RunRecord>(path, runs_schema(), [&](const CsvTable& csv, const CsvRow& row, Table<RunRecord>& t) {
+    const std::string& file = csv.file();
+    auto exclude = [&](const std::string& why) { ++t.excluded[why]; };
+    RunRecord r;
+    r.line = row.line;
+    r.run_id = csv.text(row, "run_id");
+    r.source = csv.text(row, "source");
+    r.quality = csv.text(row, "quality_flag");
+    const auto flags = flags_of(r.quality);
+    JobSpec& j = r.job;
+    j.file = file + ":" + std::to_string(row.line);
+    j.model = csv.text(row, "model");
+    j.precision = csv.text(row, "precision");
+    j.cluster.gpu = csv.text(row, "gpu");
+    const auto step = csv.number(row, "step_time_s");
+    if (step && *step <= 0)
+      throw InputError(file, row.line, static_cast<int>(csv.column("step_time_s") + 1), "step_time_s",
+                       "expected a positive time, got '" + csv.text(row, "step_time_s") + "'");
+    if (j.model.empty()) { exclude("model not in the zoo"); return; }
+    if (j.cluster.gpu.empty()) { exclude("GPU not in the catalog"); return; }
+    if (!step) { exclude("no step time derivable from the published figure"); return; }
+    std::string bad_flag;
+    for (const auto& [flag, why] : kExcludedFlags)
+      if (flags.count(flag)) bad_flag = why;
+    if (!bad_flag.empty()) { exclude(bad_flag); return; }
+    r.step_time_s = *step;
+    j.framework = framework_id(csv.text(row, "framework"));
+    j.xla = to_lower(csv.text(row, "xla")) == "yes" || csv.text(row, "xla") == "1" || to_lower(csv.text(row, "xla")) == "true";
+    const auto batch = csv.number(row, "batch_size");
+    if (!batch || *batch <= 0) { exclude("no micro-batch size"); return; }
+    if (csv.text(row, "batch_unit") == "tokens") j.batch_tokens = *batch;
+    else j.batch_size = *batch;
+    if (auto s = csv.number(row, "seq_len")) j.seq_len = static_cast<int>(*s);
+    if (auto a = csv.number(row, "grad_accum")) j.grad_accum = std::max(1, static_cast<int>(std::lround(*a)));
+    const auto gpus = csv.number(row, "num_gpus");
+    if (!gpus || *gpus < 1) { exclude("no GPU count"); return; }
+    j.cluster.num_gpus = static_cast<int>(*gpus);
+    if (auto g = csv.number(row, "gpus_per_node"); g && *g >= 1 && j.cluster.num_gpus % static_cast<int>(*g) == 0)
+      j.cluster.gpus_per_node = static_cast<int>(*g);
+    auto degree = [&](const char* col) {
+      auto v = csv.number(row, col);
+      return v && *v >= 1 ? static_cast<int>(*v) : 1;
+    };
+    j.parallelism.tensor = degree("tp");
+    j.parallelism.pipeline = degree("pp");
+    j.parallelism.context = degree("cp");
+    j.parallelism.virtual_pipeline = degree("vp");
+    j.parallelism.expert = degree("ep");
+    const std::string sharding = csv.text(row, "sharding");
+    if (!sharding.empty()) j.sharding = sharding;
+    const std::string ckpt = csv.text(row, "activation_checkpointing");
+    if (!ckpt.empty()) j.activation_checkpointing = ckpt;
+    // Optimizers the sources' training scripts use (DLE ConvNets: SGD momentum; BERT: LAMB).
+    if (j.model.rfind("resnet", 0) == 0 || j.model.rfind("resnext", 0) == 0 || j.model.rfind("se-resnext", 0) == 0 ||
+        j.model == "ssd300" || j.model == "maskrcnn-r50-fpn")
+      j.optimizer = "momentum";
+    else if (j.model.rfind("bert", 0) == 0 && r.source == "dle")
+      j.optimizer = "lamb";
+    t.rows.push_back(std::move(r));
+  });
+}
+
+Table<OpRecord> load_ops(const std::string& path) {
+  return load_table<OpRecord>(path, ops_schema(), [&](const CsvTable& csv, const CsvRow& row, Table<OpRecord>& t) {
+    if (csv.text(row, "status") != "ok") { ++t.excluded["status is not ok"]; return; }
+    OpRecord r;
+    r.line = row.line;
+    r.source = csv.text(row, "source");
+    r.op_class = csv.text(row, "op_class");
+    r.dtype = csv.text(row, "dtype_compute").empty() ? csv.text(row, "dtype_in") : csv.text(row, "dtype_compute");
+    r.gpu = csv.text(row, "gpu");
+    r.time_s = csv.positive(row, "time_s");
+    r.m = csv.number(row, "m").value_or(0);
+    r.n = csv.number(row, "n").value_or(0);
+    r.k = csv.number(row, "k").value_or(0);
+    r.batch = csv.number(row, "batch").value_or(1);
+    r.flops = csv.number(row, "flops").value_or(0);
+    r.bytes = csv.number(row, "bytes").value_or(0);
+    if (r.flops <= 0 && r.bytes <= 0) { ++t.excluded["neither flops nor bytes known"]; return; }
+    t.rows.push_back(r);
+  });
+}
+
+Table<CollectiveRecord> load_collectives(const std::string& path) {
+  return load_table<CollectiveRecord>(path, collectives_schema(),
+                                      [&](const CsvTable& csv, const CsvRow& row, Table<CollectiveRecord>& t) {
+    if (csv.text(row, "status") != "ok") { ++t.excluded["status is not ok"]; return; }
+    CollectiveRecord r;
+    r.line = row.line;
+    r.source = csv.text(row, "source");
+    r.collective = csv.text(row, "collective");
+    r.gpu = csv.text(row, "gpu");
+    r.dtype = csv.text(row, "dtype");
+    r.fabric_inter = csv.text(row, "fabric_inter");
+    r.size_bytes = csv.positive(row, "size_bytes");
+    r.time_s = csv.positive(row, "time_s");
+    r.ranks = static_cast<int>(csv.positive(row, "ranks"));
+    r.nodes = static_cast<int>(csv.positive(row, "nodes"));
+    r.ranks_per_node = static_cast<int>(csv.number(row, "ranks_per_node").value_or(r.ranks / std::max(1, r.nodes)));
+    if (r.collective != "all_reduce") { ++t.excluded["not an all_reduce (only all_reduce is modelled)"]; return; }
+    if (r.ranks < 2) { ++t.excluded["fewer than 2 ranks"]; return; }
+    if (r.nodes > 1 && (r.fabric_inter.empty() || r.fabric_inter == "unknown")) {
+      ++t.excluded["multi-node row with an undocumented inter-node fabric"];
+      return;
+    }
+    t.rows.push_back(r);
+  });
+}
+
+}  // namespace ptp

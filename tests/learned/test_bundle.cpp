@@ -1,0 +1,109 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "ptp/predict/learned/bundle.hpp"
+#include "ptp/predict/learned/sha256.hpp"
+#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/vocab/error.hpp"
+#include "support/run_command.hpp"
+
+using namespace ptp;
+namespace fs = std::filesystem;
+
+namespace {
+// Trains once on the real fixture (no CV) and hands out copies.
+const std::string& trained_bundle() {
+  static const std::string dir = [] {
+    TrainOptions o;
+    o.data_dir = std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture";
+    o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+    o.out_dir = ptp::test::temp_dir() + "/bundle";
+    o.cross_validate = false;
+    train_bundle(o);
+    return o.out_dir;
+  }();
+  return dir;
+}
+std::string copy_bundle() {
+  const std::string dst = ptp::test::temp_dir() + "/copy";
+  fs::copy(trained_bundle(), dst, fs::copy_options::recursive);
+  return dst;
+}
+std::string load_error(const std::string& dir) {
+  try {
+    LearnedBundle::load(dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+void append(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::app) << text; }
+}  // namespace
+
+TEST_CASE("a trained bundle loads and answers as the learned predictor", "[bundle]") {
+  const auto b = LearnedBundle::load(trained_bundle());
+  CHECK(b.manifest()["schema_version"] == kBundleSchemaVersion);
+  CHECK(b.manifest()["training_data"]["runs"].get<std::string>().size() == 64);
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto job = resolve_job(
+      parse_job_spec(YamlReader::load_string(
+          "model: resnet50\nprecision: amp_fp16\nbatch_size: 256\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n", "j")),
+      catalogs);
+  const auto p = b.predict(job, AnalyticalConstants{});
+  CHECK(p.predictor_kind == "learned");
+  CHECK(p.iteration_s > 0);
+  CHECK(p.iteration_low_s <= p.iteration_s);
+  CHECK(p.iteration_high_s >= p.iteration_s);
+}
+
+TEST_CASE("jobs outside the bundle's domain fall back to analytical with a warning", "[bundle]") {
+  const auto b = LearnedBundle::load(trained_bundle());
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto job = resolve_job(
+      parse_job_spec(YamlReader::load_string(
+          "model: gpt2\nprecision: fp8\nbatch_size: 8\nseq_len: 1024\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 8}\n", "j")),
+      catalogs);
+  const auto p = b.predict(job, AnalyticalConstants{});
+  CHECK(p.predictor_kind == "analytical");
+  REQUIRE_FALSE(p.warnings.empty());
+  CHECK_THAT(p.warnings.back(), Catch::Contains("fp8"));
+}
+
+TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundle]") {
+  {
+    const auto dir = copy_bundle();
+    append(dir + "/aggregator.ubj", "x");
+    CHECK_THAT(load_error(dir), Catch::Contains("aggregator.ubj") && Catch::Contains("checksum mismatch"));
+  }
+  {
+    const auto dir = copy_bundle();
+    append(dir + "/manifest.json", " ");
+    CHECK_THAT(load_error(dir), Catch::Contains("manifest.json") && Catch::Contains("checksum mismatch"));
+  }
+  {
+    // A bundle from another schema version, with a consistent checksum.
+    const auto dir = copy_bundle();
+    std::string text = ptp::test::slurp(dir + "/manifest.json");
+    const auto pos = text.find("\"schema_version\": 1");
+    REQUIRE(pos != std::string::npos);
+    text.replace(pos, 19, "\"schema_version\": 99");
+    std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
+    std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
+    CHECK_THAT(load_error(dir), Catch::Contains("schema_version") && Catch::Contains("retrain"));
+  }
+  CHECK_THAT(load_error("/nonexistent-bundle"), Catch::Contains("not found"));
+}
+
+TEST_CASE("training is deterministic for a fixed seed", "[bundle][determinism]") {
+  TrainOptions o;
+  o.data_dir = std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture";
+  o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+  o.out_dir = ptp::test::temp_dir() + "/again";
+  o.cross_validate = false;
+  train_bundle(o);
+  for (const char* f : {"aggregator.ubj", "compute.ubj", "communication.ubj", "manifest.json"}) {
+    INFO(f);
+    CHECK(sha256_file(o.out_dir + "/" + f) == sha256_file(trained_bundle() + "/" + f));
+  }
+}

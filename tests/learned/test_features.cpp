@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/features.hpp"
+
+using namespace ptp;
+
+namespace {
+ResolvedJob job(const std::string& precision, const std::string& gpu) {
+  static const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const std::string text = "model: bert-large\nprecision: " + precision +
+                           "\nbatch_size: 32\nseq_len: 128\ncluster: {gpu: " + gpu + ", num_gpus: 16}\n";
+  return resolve_job(parse_job_spec(YamlReader::load_string(text, "job.yaml")), catalogs);
+}
+std::size_t index_of(const std::string& name) {
+  const auto& names = run_feature_names(false);
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+}  // namespace
+
+TEST_CASE("run features: one value per name, finite, precision only when not blind", "[features]") {
+  const auto j = job("amp_fp16", "a100-sxm4-80gb");
+  const auto p = predict_analytical(j);
+  const auto aware = run_features(j, p, false);
+  const auto blind = run_features(j, p, true);
+  CHECK(aware.size() == run_feature_names(false).size());
+  CHECK(blind.size() == run_feature_names(true).size());
+  CHECK(blind.size() < aware.size());
+  for (float v : aware) CHECK(std::isfinite(v));
+  for (const auto& n : run_feature_names(true)) CHECK(n.rfind("prec_", 0) != 0);
+}
+
+TEST_CASE("precision features follow the policy and the GPU's peaks", "[features]") {
+  const auto fp32 = job("fp32", "a100-sxm4-80gb");
+  const auto amp = job("amp_fp16", "a100-sxm4-80gb");
+  const auto f32 = run_features(fp32, predict_analytical(fp32), false);
+  const auto f16 = run_features(amp, predict_analytical(amp), false);
+  CHECK(f32[index_of("prec_tensor_cores")] == 0);
+  CHECK(f16[index_of("prec_tensor_cores")] == 1);
+  CHECK(f16[index_of("prec_peak_over_fp32")] == Approx(312.0 / 19.5));
+  CHECK(f16[index_of("prec_loss_scaling")] == 1);
+  // A GPU is described by its specs: two GPUs differ in spec features, not in an id.
+  const auto h100 = job("amp_fp16", "h100-sxm5-80gb");
+  const auto fh = run_features(h100, predict_analytical(h100), false);
+  CHECK(fh[index_of("log_gpu_bandwidth")] > f16[index_of("log_gpu_bandwidth")]);
+}
+
+TEST_CASE("op and collective features: roofline and ring bounds", "[features]") {
+  static const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto& a100 = catalogs.gpus().get("a100-sxm4-80gb", "");
+  OpShape gemm{"gemm", 4096, 4096, 4096, 1, 2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2, "fp16"};
+  CHECK(op_roofline_seconds(gemm, a100) == Approx(gemm.flops / 312e12));
+  CHECK(op_features(gemm, a100).size() == op_feature_names().size());
+  CollectiveShape c{1e9, 8, 1, 8};
+  CHECK(collective_bound_seconds(c, a100, nullptr) == Approx(2.0 * 7 / 8 * 1e9 / 300e9));
+  CHECK(collective_features(c, a100, nullptr).size() == collective_feature_names().size());
+}

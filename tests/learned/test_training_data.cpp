@@ -1,0 +1,93 @@
+#include <catch2/catch.hpp>
+
+#include "ptp/predict/learned/training_data.hpp"
+#include "ptp/vocab/dataset_schema.hpp"
+#include "ptp/vocab/error.hpp"
+#include "support/run_command.hpp"
+
+using namespace ptp;
+
+namespace {
+std::string fixture(const std::string& rel) { return std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture/" + rel; }
+
+std::string error_loading_runs(const std::string& text) {
+  const auto path = ptp::test::write_temp_file("runs.csv", text);
+  try {
+    load_runs(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string runs_header() {
+  std::string h;
+  for (const auto& c : runs_schema().column_names()) h += (h.empty() ? "" : ",") + c;
+  return h + "\n";
+}
+std::string runs_row(const std::string& step) {
+  // model, precision, gpu, num_gpus, batch_size and step_time_s filled; all else empty
+  std::string row;
+  for (const auto& c : runs_schema().column_names()) {
+    std::string v;
+    if (c == "run_id") v = "r1";
+    if (c == "source") v = "dle";
+    if (c == "source_ref") v = "x@y:z:1";
+    if (c == "model") v = "resnet50";
+    if (c == "precision") v = "amp_fp16";
+    if (c == "gpu") v = "a100-sxm4-80gb";
+    if (c == "num_gpus") v = "8";
+    if (c == "batch_size") v = "256";
+    if (c == "step_time_s") v = step;
+    row += (row.empty() ? "" : ",") + v;
+  }
+  return row + "\n";
+}
+}  // namespace
+
+TEST_CASE("the real fixture tables load into job specs", "[training_data]") {
+  const auto runs = load_runs(fixture("runs.csv"));
+  REQUIRE(runs.rows.size() > 100);
+  for (const auto& r : runs.rows) {
+    CHECK(r.step_time_s > 0);
+    CHECK_FALSE(r.job.model.empty());
+    CHECK(r.job.cluster.num_gpus >= 1);
+  }
+  const auto ops = load_ops(fixture("ops"));
+  CHECK(ops.rows.size() > 300);
+  const auto colls = load_collectives(fixture("collectives.csv"));
+  CHECK(colls.rows.size() > 50);
+  CHECK(colls.excluded.count("not an all_reduce (only all_reduce is modelled)") == 1);
+  CHECK(runs.sha256.size() == 64);
+}
+
+TEST_CASE("dataset errors name file, line, column and problem", "[training_data]") {
+  CHECK(error_loading_runs(runs_header() + runs_row("0.5")).empty());
+  CHECK_THAT(error_loading_runs(runs_header() + runs_row("nan")),
+             Catch::Contains("runs.csv:2") && Catch::Contains("step_time_s") && Catch::Contains("finite"));
+  CHECK_THAT(error_loading_runs(runs_header() + runs_row("-1")),
+             Catch::Contains("runs.csv:2") && Catch::Contains("positive"));
+  CHECK_THAT(error_loading_runs(runs_header() + runs_row("1s")), Catch::Contains("expected a finite number"));
+  CHECK_THAT(error_loading_runs("run_id,source\nx,y\n"), Catch::Contains("missing column"));
+  CHECK_THAT(error_loading_runs(""), Catch::Contains("empty file"));
+  CHECK_THAT(error_loading_runs(runs_header()), Catch::Contains("no data rows"));
+  CHECK_THAT(error_loading_runs(runs_header() + "a,b\n"), Catch::Contains("runs.csv:2") && Catch::Contains("fields"));
+}
+
+TEST_CASE("exclusions are counted with their reason, never silently dropped", "[training_data]") {
+  std::string text = runs_header() + runs_row("0.5");
+  std::string no_model = runs_row("0.5");
+  no_model.replace(no_model.find("resnet50"), 8, "");
+  text += no_model;
+  const auto t = load_runs(ptp::test::write_temp_file("runs.csv", text));
+  CHECK(t.rows.size() == 1);
+  CHECK(t.excluded.at("model not in the zoo") == 1);
+  CHECK(t.total_rows == 2);
+}
+
+TEST_CASE("framework names normalise", "[training_data]") {
+  CHECK(framework_id("PyTorch (NVIDIA DeepLearningExamples fork)") == "pytorch");
+  CHECK(framework_id("TensorFlow2") == "tensorflow");
+  CHECK(framework_id("MXNet") == "mxnet");
+  CHECK(framework_id("PaddlePaddle") == "paddle");
+}
