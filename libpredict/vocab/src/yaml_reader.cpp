@@ -1,5 +1,7 @@
 #include "ptp/vocab/yaml_reader.hpp"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -65,6 +67,9 @@ YamlReader YamlReader::load_string(const std::string& text, const std::string& n
   try {
     YAML::Node root = YAML::Load(text);
     return YamlReader(root, name, "");
+  } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's message for it is just "bad file"
+    throw InputError(name, e.mark.line + 1, e.mark.column + 1, "",
+                     "YAML nested too deep (" + std::to_string(e.depth()) + " levels)");
   } catch (const YAML::Exception& e) {
     throw InputError(name, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
   }
