@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "ptp/predict/model_zoo.hpp"
@@ -85,6 +86,20 @@ Workload build_workload(const ModelDesc& model, const BuildContext& ctx) {
   GraphBuilder g(w);
   generate_family(model.family, model.params, ctx, g);
   if (w.ops.empty()) model.params.fail("model '" + model.id + "' produced no ops");
+  // Each size is range-checked where it is read, but their products can still be astronomical (a
+  // 10^12 x 10^12 layer, batch_size 10^8 x seq_len 10^7). Refuse what no GPU could ever run instead
+  // of printing a prediction of 10^60 seconds.
+  auto absurd = [&](const char* what, double value, double limit) {
+    if (!(value <= limit)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "model '%s' at batch %g: %.3g %s exceeds %.0e; check its sizes, batch_size and seq_len",
+                    model.id.c_str(), ctx.batch, value, what, limit);
+      model.params.fail(buf);
+    }
+  };
+  absurd("parameters", w.params(), 1e15);
+  absurd("FLOPs per micro-batch", w.fwd_flops() + w.bwd_flops(), 1e24);
+  absurd("stashed activation elements", w.saved_elements(), 1e18);
   if (model.sequence) w.tokens = ctx.batch * ctx.seq_len;
   return w;
 }
