@@ -17,7 +17,8 @@ constexpr std::int64_t kMaxExpandedBlocks = 100000;
 // repeat-of-repeat or anchor/alias bomb is refused before any work is done. Malformed blocks count as
 // one; generation reports them with their location.
 std::int64_t expansion(const YamlReader& params, std::int64_t limit, int depth) {
-  if (depth > 4 || !params.is_map() || !params.has("blocks")) return 0;
+  if (depth > 4) params.fail("models nest more than 4 levels deep");  // as generate_family says, but before any work
+  if (!params.is_map() || !params.has("blocks")) return 0;
   const auto blocks = params.child("blocks");
   if (!blocks.is_sequence()) return 0;
   std::int64_t total = 0;
