@@ -65,7 +65,17 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
       for (const auto& ov : req.overrides) apply_override(root, ov);
       for (const auto& ov : combo) apply_override(root, ov);
       JobSpec job = parse_job_spec(YamlReader(root, file, ""));
-      rows.push_back({combo, predictor.predict(job)});
+      if (combo.empty()) {
+        rows.push_back({combo, predictor.predict(job)});
+        continue;
+      }
+      // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
+      // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
+      try {
+        rows.push_back({combo, predictor.predict(job)});
+      } catch (const InputError& e) {
+        rows.push_back({combo, invalid_prediction(job, e.what())});
+      }
     }
   }
 
@@ -96,6 +106,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
 
   for (const auto& r : rows) {
     const auto& p = r.prediction;
+    if (!p.valid) continue;
     std::string label = p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
     if (req.max_hours) {
       if (p.total_steps <= 0) throw InputError("--max-hours needs a run: (steps | epochs + dataset_size | tokens) in the job");

@@ -66,7 +66,7 @@ TEST_CASE("budget flags give CI exit codes", "[cli]") {
   CHECK(run_command(predict(job + " --max-cost 0.01")).exit_code == 3);
 }
 
-TEST_CASE("--trace writes a Perfetto-loadable file", "[cli]") {
+TEST_CASE("trace flag writes a Perfetto-loadable file", "[cli]") {
   const std::string out = ptp::test::temp_dir() + "/trace.json";
   auto r = run_command(predict(source_path("configs/jobs/bert-large-amp-16xa100.yaml") + " --trace " + out));
   REQUIRE(r.exit_code == 0);

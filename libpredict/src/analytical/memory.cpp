@@ -72,6 +72,7 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   // pipeline schedule the whole stage stays gathered for the step (see dp_comm.cpp).
   const double gathered = l.pp > 1 ? s.params : 2 * s.largest_block_params;
   if (l.shards_params()) m.weights += gathered * std::min(p.param_bytes, 2.0);
+  m.weights += s.sparse_params * p.param_bytes;
   m.gradients = sharded(l.shards_grads()) * p.grad_bytes;
   m.optimizer_state =
       sharded(l.shards_optimizer()) * (optimizer_states(j.optimizer) * p.optimizer_state_bytes + p.master_weight_bytes);

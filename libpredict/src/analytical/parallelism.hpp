@@ -71,7 +71,9 @@ struct Stage {
   std::vector<Op> ops;
   int blocks = 0;          // transformer blocks on this stage (all chunks)
   int moe_blocks = 0;      // of which carry experts
-  double params = 0;       // per GPU, before ZeRO/FSDP
+  double params = 0;       // per GPU, before ZeRO/FSDP; dense (all-reduced, optimizer-swept) only
+  double sparse_params = 0;   // sparsely updated embedding rows held on this GPU
+  double sparse_touched = 0;  // embedding elements updated per micro-batch
   double expert_params = 0;
   double largest_block_params = 0;  // FSDP's unsharded working set
   double attention_core_s = 0;      // filled by stage_time

@@ -51,7 +51,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     }
     t.layers[it->second].forward_s += ot.forward_s;
     t.layers[it->second].backward_s += ot.backward_s;
-    t.layer_params[it->second] += op.params;
+    if (!op.sparse_update) t.layer_params[it->second] += op.params;
   }
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).

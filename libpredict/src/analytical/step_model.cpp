@@ -36,7 +36,9 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
                                     const AnalyticalConstants& k) {
   BackwardSchedule s;
   const double elem = job.policy->comm_bytes;
-  const double total_bytes = job.workload.params() * elem;
+  double dense_params = 0;
+  for (double lp : layer_params) dense_params += lp;
+  const double total_bytes = dense_params * elem;
   const auto whole = allreduce_time(total_bytes, job, k);
   if (whole.buckets == 0) return s;
   const double bus_s_per_byte = (2.0 * (job.data_parallel - 1) / job.data_parallel) / (whole.bus_bandwidth_gbs * 1e9);
@@ -147,7 +149,8 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
 
   const double bw = g.bandwidth_bytes_per_s() * k.memory_emax;
   const double shard = l.shards_optimizer() ? l.dp * l.cp : 1;
-  b.optimizer = stage.params * optimizer_bytes_per_param(job) / bw / shard;
+  // Sparse embedding updates read the row gradient and read+write the touched rows, per micro-batch.
+  b.optimizer = stage.params * optimizer_bytes_per_param(job) / bw / shard + m * stage.sparse_touched * 12 / bw;
   b.loss_scaling = p.dynamic_loss_scaling ? stage.params * p.grad_bytes * 2 / bw + k.loss_scale_sync_s : 0;
 
   out.iteration_s = b.forward + b.backward + b.recompute + b.pp_bubble + b.communication_exposed + b.optimizer +

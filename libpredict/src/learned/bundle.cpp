@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../analytical/parallelism.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -123,6 +124,8 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   p.iteration_high_s = p.iteration_s * std::exp(log_q_high);
   p.samples_per_second /= factor;
   p.tokens_per_second /= factor;
+  p.tokens_per_second_per_gpu /= factor;
+  fill_mfu(job, p);
   fill_totals(job, p);
   p.predictor_kind = "learned";
   p.bundle = dir_;

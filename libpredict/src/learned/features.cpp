@@ -22,8 +22,8 @@ double policy_peak(const ResolvedJob& job) {
 const std::vector<std::string>& run_feature_names(bool blind) {
   static const std::vector<std::string> common = {
       "log_analytical_step", "compute_share", "comm_exposed_share", "optimizer_share", "overhead_share",
-      "log_flops_per_sample", "log_params", "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction",
-      "embedding_param_fraction", "log_ops", "log_analytical_samples_per_gpu_s", "memory_utilization",
+      "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction",
+      "log_analytical_samples_per_gpu_s", "memory_utilization",
       "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sms", "gpu_l2_mb", "gpu_memory_gb",
       "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
       "fw_pytorch", "fw_tensorflow", "fw_mxnet", "fw_paddle", "fw_jax", "xla", "log_batch", "log_seq_len",
@@ -57,13 +57,12 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   }
   const double it = std::max(c.iteration_s, 1e-9);
   const auto& b = c.breakdown;
-  const double samples = std::max(w.samples, 1e-9);
   std::vector<float> v = {
       lg(it), static_cast<float>((b.forward + b.backward) / it), static_cast<float>(b.communication_exposed / it),
-      static_cast<float>(b.optimizer / it), static_cast<float>(b.framework_overhead / it), lg(flops / samples),
-      lg(params), static_cast<float>(gemm / std::max(flops, 1.0)), static_cast<float>(attention / std::max(flops, 1.0)),
+      static_cast<float>(b.optimizer / it), static_cast<float>(b.framework_overhead / it),
+      static_cast<float>(gemm / std::max(flops, 1.0)), static_cast<float>(attention / std::max(flops, 1.0)),
       static_cast<float>(conv / std::max(flops, 1.0)), static_cast<float>(embedding_params / std::max(params, 1.0)),
-      lg(static_cast<double>(w.ops.size())), lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)),
+      lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)),
       static_cast<float>(c.memory.per_gpu_bytes / std::max(c.memory.capacity_bytes, 1.0)), lg(g.peak_flops("fp32")),
       lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()), static_cast<float>(g.sms),
       static_cast<float>(g.l2_cache_mb), static_cast<float>(g.memory_gb), static_cast<float>(g.sm_version()),

@@ -303,7 +303,7 @@ TrainResult train_bundle(const TrainOptions& o) {
             metrics["cv"][split.name]["blind"]["overall"].dump());
     }
   }
-  if (const char* exp = std::getenv("PTP_TRAIN_EXPERIMENT")) {
+  if (const char* exp = std::getenv("PTP_TRAIN_EXPERIMENT"); exp && o.cross_validate) {
     // Developer experiment: drop the named features (comma list; groups separated by '|') and report CV.
     std::string spec = exp;
     std::stringstream groups(spec);

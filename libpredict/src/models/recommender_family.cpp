@@ -54,7 +54,7 @@ void ncf(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
 }
 
 void dlrm(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
-  p.check_keys({"kind", "dense_features", "bottom_mlp", "embedding_dim", "tables", "top_mlp", "interaction",
+  p.check_keys({"kind", "dense_features", "sparse_updates", "bottom_mlp", "embedding_dim", "tables", "top_mlp", "interaction",
                 "self_interaction"});
   const double dense = p.get_number("dense_features", 0, 1e5);
   const auto bottom = p.child("bottom_mlp").as_number_list(1, 1e6);
@@ -76,7 +76,9 @@ void dlrm(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
   g.set_prefix("embed");
   // All tables are gathered by one fused kernel (as DLE's joint embedding does); rows summed.
   const double rows = std::accumulate(tables.begin(), tables.end(), 0.0);
-  g.embedding("tables", B * static_cast<double>(tables.size()), dim, rows);
+  // DLE's DLRM updates the tables with sparse SGD: only looked-up rows are touched each step.
+  const bool sparse = p.get_bool("sparse_updates", true);
+  g.embedding("tables", B * static_cast<double>(tables.size()), dim, rows, -1, sparse);
   g.begin_layer();
   g.set_prefix("interaction");
   const double vectors = static_cast<double>(tables.size()) + 1;

@@ -186,7 +186,7 @@ void GraphBuilder::elementwise(const std::string& name, double elements, double 
 }
 
 void GraphBuilder::embedding(const std::string& name, double lookups, double dim, double table_rows,
-                             double table_params) {
+                             double table_params, bool sparse_update) {
   Op o;
   o.name = name;
   o.kind = OpKind::embedding;
@@ -195,6 +195,7 @@ void GraphBuilder::embedding(const std::string& name, double lookups, double dim
   o.elements_out = lookups * dim;
   o.params = table_params >= 0 ? table_params : table_rows * dim;
   o.input_grad = false;
+  o.sparse_update = sparse_update;
   add(o);
 }
 

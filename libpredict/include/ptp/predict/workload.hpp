@@ -23,6 +23,9 @@ struct Op {
   double saved = 0;       // activation elements kept for backward
   bool input_grad = true; // false for the first op on raw data (no dgrad)
   bool uses_gemm_math = false;  // runs on the GEMM math mode (tensor cores when the policy allows)
+  // Embedding tables updated sparsely (only the looked-up rows, as DLRM's SGD does): their weights
+  // count for memory but are neither all-reduced nor swept by the optimizer.
+  bool sparse_update = false;
 };
 
 struct Workload {
@@ -69,7 +72,8 @@ class GraphBuilder {
   void elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
   // table_params: parameters of the table when it is not rows x dim (adaptive embeddings), 0 when
   // the table is shared with another op
-  void embedding(const std::string& name, double lookups, double dim, double table_rows, double table_params = -1);
+  void embedding(const std::string& name, double lookups, double dim, double table_rows, double table_params = -1,
+                 bool sparse_update = false);
   void pooling(const std::string& name, double elements_in, double elements_out);
   // one LSTM/GRU layer over `steps` time steps; gates = 4 (LSTM) or 3 (GRU)
   void rnn(const std::string& name, double batch, double steps, double in, double hidden, double gates,

@@ -2,7 +2,9 @@
 // Feature vectors of the three learned models. GPUs enter by their spec-sheet numbers (never by
 // name) so unseen GPUs are answered from their catalog entry; precision enters explicitly through
 // the policy (math-mode peak, bytes per element, loss scaling, casts) so the trees do not have to
-// guess it. Targets are log ratios against analytical bounds, which generalize across models.
+// guess it. Targets are log ratios against analytical bounds, which generalize across models; the
+// aggregator sees workload shape only through fractions and shares (absolute model size and op
+// counts let trees memorise models and cost 5 points of leave-one-model-out error).
 #include <string>
 #include <vector>
 
