@@ -1,0 +1,236 @@
+// The hostile-input corpus: every file under tests/hostile/<kind>/ is fed to the REAL binary the way
+// a user would, and must be refused cleanly:
+//   * exit code 2 (not a crash, not 1 = internal error, not 0 = silently accepted);
+//   * exactly one line on stderr, naming the file and containing the problem listed in expect.txt;
+//   * nothing on stdout;
+//   * no file written: the binary runs in an empty scratch cwd that must stay empty, and the
+//     --trace/--out paths it is given must not appear;
+//   * within a second of wall time (x PTP_HOSTILE_TIME_SCALE; default 10 under sanitizers).
+// Kinds (how a file is run; see runner_for):
+//   job/        ptp-predict FILE --trace T
+//   model/, hf_config/   ptp-predict fixtures/job.yaml --set model=FILE --trace T
+//   gpu/, fabric/        ptp-predict fixtures/job.yaml --config-dir C --trace T, where C is a scratch
+//                        configs/ whose gpus/ (fabrics/) holds the file next to the real entry the job uses
+//   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path);
+//               the input is the command line, so the message must name the flag, not the file
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_command.hpp"
+
+namespace fs = std::filesystem;
+using ptp::test::binary;
+using ptp::test::slurp;
+using ptp::test::source_path;
+
+namespace {
+
+const std::string kHostileDir = source_path("tests/hostile");
+
+double time_scale() {
+  if (const char* env = std::getenv("PTP_HOSTILE_TIME_SCALE"); env && *env) return std::atof(env);
+#if defined(__SANITIZE_ADDRESS__)
+  return 10;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return 10;
+#endif
+#endif
+  return 1;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Scratch {  // a fresh directory, removed afterwards
+  fs::path path = ptp::test::temp_dir();
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct Run {
+  int exit_code = -1;
+  std::string out, err;
+  double seconds = 0;
+  std::vector<std::string> written;  // files that appeared in the cwd
+};
+
+// Runs argv in an empty scratch cwd under a hard kill timeout (a hang fails the case, not CI).
+Run run_in_scratch(const std::vector<std::string>& argv) {
+  Scratch cwd, io;
+  std::string cmd = "cd " + quote(cwd.path.string()) + " && exec timeout -s KILL 60";
+  for (const auto& a : argv) cmd += " " + quote(a);
+  cmd += " >" + quote((io.path / "out").string()) + " 2>" + quote((io.path / "err").string());
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  r.out = slurp((io.path / "out").string());
+  r.err = slurp((io.path / "err").string());
+  for (const auto& e : fs::recursive_directory_iterator(cwd.path)) r.written.push_back(e.path().string());
+  return r;
+}
+
+// expect.txt: "<path under tests/hostile> <problem text the message must contain>"
+std::map<std::string, std::string> manifest() {
+  std::map<std::string, std::string> m;
+  std::ifstream in(kHostileDir + "/expect.txt");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto sp = line.find_first_of(" \t");
+    REQUIRE(sp != std::string::npos);
+    const auto rest = line.find_first_not_of(" \t", sp);
+    REQUIRE(rest != std::string::npos);
+    m[line.substr(0, sp)] = line.substr(rest);
+  }
+  return m;
+}
+
+const std::vector<std::string> kKinds{"job", "model", "hf_config", "gpu", "fabric", "args"};
+
+std::vector<std::string> corpus_files(const std::string& kind) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(kHostileDir + "/" + kind, ec))
+    if (e.is_regular_file()) files.push_back(kind + "/" + e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A scratch configs/ with the real catalogs, except that `dir` (gpus or fabrics) holds only `file`
+// and the entry the fixture job needs.
+fs::path scratch_configs(const fs::path& root, const std::string& dir, const std::string& file) {
+  const fs::path cfg = root / "configs";
+  fs::create_directories(cfg);
+  for (const char* d : {"gpus", "fabrics", "models"}) {
+    if (d == dir) {
+      fs::create_directories(cfg / d);
+      const std::string keep = dir == "gpus" ? "a100-sxm4-80gb.yaml" : "ib-hdr-200.yaml";
+      fs::copy_file(source_path("configs/" + dir + "/" + keep), cfg / d / keep);
+      fs::copy_file(file, cfg / d / fs::path(file).filename(), fs::copy_options::overwrite_existing);
+    } else {
+      fs::create_directory_symlink(source_path(std::string("configs/") + d), cfg / d);
+    }
+  }
+  return cfg;
+}
+
+void check_refused(const std::string& what, const Run& r, const std::string& must_name, const std::string& problem,
+                   const std::string& trace) {
+  INFO(what);
+  INFO("exit code " << r.exit_code << " after " << r.seconds << " s");
+  INFO("stderr: " << r.err);
+  INFO("stdout: " << r.out.substr(0, 400));
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK((!r.err.empty() && r.err.back() == '\n'));
+  CHECK(r.err.size() > 20);
+  CHECK_THAT(r.err, Catch::Contains(must_name));
+  CHECK_THAT(r.err, Catch::Contains(problem));
+  CHECK(r.written.empty());
+  CHECK(!fs::exists(trace));
+  CHECK(r.seconds <= 1.0 * time_scale());
+}
+
+}  // namespace
+
+TEST_CASE("hostile corpus: manifest lists every file, >= 40 of them", "[hostile]") {
+  const auto m = manifest();
+  std::size_t files = 0;
+  for (const auto& kind : kKinds) {
+    for (const auto& f : corpus_files(kind)) {
+      INFO(f << " has no line in tests/hostile/expect.txt");
+      CHECK(m.count(f) == 1);
+      ++files;
+    }
+  }
+  for (const auto& [f, problem] : m) {
+    INFO("expect.txt names " << f << ", which does not exist");
+    CHECK(fs::is_regular_file(kHostileDir + "/" + f));
+  }
+  CHECK(files >= 40);
+}
+
+TEST_CASE("hostile corpus: ptp-predict refuses every file cleanly", "[hostile]") {
+  const auto m = manifest();
+  const std::string predict = binary("ptp-predict");
+  const std::string fixture = kHostileDir + "/fixtures/job.yaml";
+  for (const auto& kind : kKinds) {
+    for (const auto& rel : corpus_files(kind)) {
+      const std::string file = kHostileDir + "/" + rel;
+      Scratch scratch;
+      const std::string trace = (scratch.path / "trace.json").string();
+      std::vector<std::string> argv{predict};
+      std::string must_name = fs::path(file).filename().string();
+      if (kind == "job") {
+        argv.insert(argv.end(), {file, "--trace", trace});
+      } else if (kind == "model" || kind == "hf_config") {
+        argv.insert(argv.end(), {fixture, "--set", "model=" + file, "--trace", trace});
+      } else if (kind == "gpu" || kind == "fabric") {
+        const auto cfg = scratch_configs(scratch.path, kind == "gpu" ? "gpus" : "fabrics", file);
+        argv.insert(argv.end(), {fixture, "--config-dir", cfg.string(), "--trace", trace});
+      } else if (kind == "args") {
+        argv.push_back(fixture);
+        std::istringstream lines(slurp(file));
+        for (std::string a; std::getline(lines, a);)
+          if (!a.empty()) argv.push_back(a == "TRACE" ? trace : a);
+        must_name = "ptp-predict: error: ";
+      }
+      const auto it = m.find(rel);
+      check_refused(rel, run_in_scratch(argv), must_name, it == m.end() ? "?" : it->second, trace);
+    }
+  }
+}
+
+TEST_CASE("hostile corpus: giant and endless inputs are refused without reading them whole", "[hostile]") {
+  Scratch scratch;
+  const std::string predict = binary("ptp-predict");
+  const std::string trace = (scratch.path / "trace.json").string();
+  // A 64 GiB sparse file: reading it whole would take minutes and all memory.
+  const std::string giant = (scratch.path / "giant.yaml").string();
+  std::ofstream(giant) << "model: bert-large\n";
+  fs::resize_file(giant, std::uintmax_t{64} << 30);
+  check_refused("64 GiB job", run_in_scratch({predict, giant, "--trace", trace}), "giant.yaml",
+                "file is larger than 4 MiB", trace);
+  check_refused("/dev/zero as the job", run_in_scratch({predict, "/dev/zero", "--trace", trace}), "/dev/zero",
+                "file is larger than 4 MiB", trace);
+  check_refused("a directory as the job", run_in_scratch({predict, scratch.path.string(), "--trace", trace}),
+                scratch.path.string(), "is a directory", trace);
+  check_refused("a missing job file", run_in_scratch({predict, "/nonexistent/job.yaml", "--trace", trace}),
+                "/nonexistent/job.yaml", "cannot read file", trace);
+  const std::string fixture = kHostileDir + "/fixtures/job.yaml";
+  check_refused("64 GiB model", run_in_scratch({predict, fixture, "--set", "model=" + giant, "--trace", trace}),
+                "giant.yaml", "file is larger than 4 MiB", trace);
+  const std::string giant_json = (scratch.path / "config.json").string();
+  std::ofstream(giant_json) << "{\"model_type\": \"llama\",";
+  fs::resize_file(giant_json, std::uintmax_t{64} << 30);
+  check_refused("64 GiB config.json",
+                run_in_scratch({predict, fixture, "--set", "model=" + giant_json, "--trace", trace}), "config.json",
+                "file is larger than 4 MiB", trace);
+}
+
+TEST_CASE("hostile corpus: the fixture job itself is accepted", "[hostile]") {
+  // Guards the corpus: if the fixture broke, every model/gpu case would 'pass' for the wrong reason.
+  Scratch scratch;
+  const std::string trace = (scratch.path / "trace.json").string();
+  const auto r = run_in_scratch({binary("ptp-predict"), kHostileDir + "/fixtures/job.yaml", "--trace", trace});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(trace));
+}
