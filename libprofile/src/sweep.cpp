@@ -11,6 +11,8 @@ namespace ptp::profile {
 
 namespace {
 
+constexpr std::size_t kMaxSweepPoints = 100000;  // in one sweep file, all benchmarks together
+
 StopRule read_rule(const YamlReader& s, StopRule rule) {
   s.expect_map();
   s.check_keys({"warmup", "min_reps", "max_reps", "rel_noise", "max_time_s", "l2_flush"});
@@ -52,6 +54,13 @@ void expand_benchmark(const YamlReader& entry, const std::string& target, const 
     axes.push_back({a.name, {a.fallback}});
   }
 
+  // Each axis is capped (axis_values.cpp), their product is not: three 4096-value axes are 7e10 points.
+  double points = static_cast<double>(out.size());
+  double product = 1;
+  for (const auto& a : axes) product *= static_cast<double>(a.second.size());
+  if (points + product > static_cast<double>(kMaxSweepPoints))
+    entry.fail("sweep expands to " + std::to_string(static_cast<long long>(std::min(points + product, 1e18))) +
+               " points, more than " + std::to_string(kMaxSweepPoints) + "; narrow the axes or split the sweep");
   std::vector<std::size_t> idx(axes.size(), 0);  // odometer over the Cartesian product
   for (;;) {
     PlannedPoint pp;
