@@ -14,13 +14,10 @@ namespace ptp::profile {
 
 std::size_t ingest_nccl_tests_command(const std::string& log_path, const IngestOptions& opt,
                                       const std::string& out_csv, std::ostream& stdout_stream) {
-  std::ifstream in(log_path, std::ios::binary);
-  if (!in) throw InputError(log_path + ": cannot open nccl-tests log");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_text_file(log_path, 64u << 20, "nccl-tests text output");  // bounded: /dev/zero
   IngestOptions o = opt;
   if (o.source_ref.empty()) o.source_ref = log_path;
-  const IngestResult res = ingest_nccl_tests(text.str(), log_path, o);  // parse fully before writing
+  const IngestResult res = ingest_nccl_tests(text, log_path, o);  // parse fully before writing
   const auto header = output_header(Table::collectives);
   if (out_csv.empty()) {
     stdout_stream << csv_line(header);
