@@ -1,5 +1,6 @@
 #include "ptp/predict/predict_session.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 #include "ptp/vocab/csv.hpp"
@@ -21,12 +22,15 @@ SweepAxis parse_sweep_axis(const std::string& text) {
 
 namespace {
 
-std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& axes) {
-  double points = 1;
+std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& axes, std::size_t jobs) {
+  double points = static_cast<double>(jobs);  // every job file gets every combination
   for (const auto& a : axes) points *= static_cast<double>(a.values.size());
-  if (points > static_cast<double>(kMaxSweepPoints))
-    throw InputError("--sweep: " + std::to_string(static_cast<long long>(points)) + " combinations exceed the limit of " +
+  if (points > static_cast<double>(kMaxSweepPoints)) {
+    char count[32];  // may be far beyond any integer type (2^200 for 200 two-value axes)
+    std::snprintf(count, sizeof count, points < 1e15 ? "%.0f" : "%.3g", points);
+    throw InputError(std::string("--sweep: ") + count + " predictions (job files x combinations) exceed the limit of " +
                      std::to_string(kMaxSweepPoints));
+  }
   std::vector<std::vector<Override>> combos{{}};
   for (const auto& a : axes) {
     std::vector<std::vector<Override>> next;
@@ -46,7 +50,7 @@ std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& a
 
 PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predictor) {
   if (req.job_files.empty()) throw InputError("no job file given (usage: ptp-predict JOB.yaml [...])");
-  const auto combos = expand_sweeps(req.sweeps);
+  const auto combos = expand_sweeps(req.sweeps, req.job_files.size());
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
   for (const auto& file : req.job_files) {

@@ -33,7 +33,9 @@ struct PredictOutcome {
   std::string trace_json;                 // filled when a trace was requested
 };
 
-constexpr std::size_t kMaxSweepPoints = 1'000'000;
+// Predictions one run may make (job files x sweep combinations): each costs ~1-3 ms and a few KB until
+// rendering, so 10^5 is minutes and a few hundred MB; 10^6 was most of an hour and gigabytes.
+constexpr std::size_t kMaxSweepPoints = 100'000;
 
 PredictOutcome run_predictions(const PredictRequest& request, const Predictor& predictor);
 
