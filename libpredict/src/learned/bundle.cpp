@@ -19,12 +19,8 @@ namespace ptp {
 
 namespace {
 std::string read_text(const std::string& path, std::size_t max_bytes = 64u << 20) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "", "cannot read bundle file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().size() > max_bytes) throw InputError(path, 0, 0, "", "bundle file too large");
-  return ss.str();
+  if (!fs::exists(path)) throw InputError(path, 0, 0, "", "cannot read bundle file");
+  return read_file_bounded(path, max_bytes);  // bounded: a booster that is /dev/zero must not hang
 }
 
 void require(bool ok, const std::string& path, const std::string& field, const std::string& problem) {

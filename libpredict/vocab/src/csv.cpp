@@ -23,6 +23,12 @@ std::string size_text(std::size_t bytes) {
 }  // namespace
 
 std::string read_text_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  std::string text = read_file_bounded(path, max_bytes);
+  if (text.find('\0') != std::string::npos) throw InputError(path, 0, 0, "", "binary data, expected " + what);
+  return text;
+}
+
+std::string read_file_bounded(const std::string& path, std::size_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, 0, "", "is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
@@ -36,7 +42,6 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes, const
     if (text.size() > max_bytes) throw InputError(path, 0, 0, "", "file is larger than " + size_text(max_bytes));
   }
   if (in.bad()) throw InputError(path, 0, 0, "", "cannot read file");
-  if (text.find('\0') != std::string::npos) throw InputError(path, 0, 0, "", "binary data, expected " + what);
   return text;
 }
 

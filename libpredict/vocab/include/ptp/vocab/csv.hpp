@@ -44,6 +44,8 @@ std::string csv_line(const std::vector<std::string>& cells);  // with trailing n
 // Reads a whole text file without ever holding more than max_bytes + 64 KiB: refuses directories,
 // files (or devices) larger than max_bytes and data with NUL bytes ("binary data, expected <what>").
 std::string read_text_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+// The same for binary files (no NUL check).
+std::string read_file_bounded(const std::string& path, std::size_t max_bytes);
 
 // Writes to a temporary file in the same directory, then renames: readers never see a partial file.
 void write_file_atomically(const std::string& path, const std::string& contents);
