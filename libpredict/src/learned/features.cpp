@@ -24,8 +24,7 @@ const std::vector<std::string>& run_feature_names(bool blind) {
       "log_analytical_step", "compute_share", "comm_exposed_share", "optimizer_share", "overhead_share",
       "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction",
       "log_analytical_samples_per_gpu_s", "memory_utilization",
-      "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sms", "gpu_l2_mb", "gpu_memory_gb",
-      "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
+      "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
       "fw_pytorch", "fw_tensorflow", "fw_mxnet", "fw_paddle", "fw_jax", "xla", "log_batch", "log_seq_len",
       "log_grad_accum", "log_samples_per_step"};
   static const std::vector<std::string> precision = {
@@ -64,8 +63,8 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
       static_cast<float>(conv / std::max(flops, 1.0)), static_cast<float>(embedding_params / std::max(params, 1.0)),
       lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)),
       static_cast<float>(c.memory.per_gpu_bytes / std::max(c.memory.capacity_bytes, 1.0)), lg(g.peak_flops("fp32")),
-      lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()), static_cast<float>(g.sms),
-      static_cast<float>(g.l2_cache_mb), static_cast<float>(g.memory_gb), static_cast<float>(g.sm_version()),
+      lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()),
+      static_cast<float>(g.sm_version()),
       static_cast<float>(std::log2(std::max(1, j.cluster.num_gpus))), static_cast<float>(job.nodes),
       static_cast<float>(job.gpus_per_node), lg(g.intra_bandwidth_gbs * 1e9),
       lg(job.nodes > 1 ? job.fabric->node_bandwidth_gbs(job.gpus_per_node) * 1e9 : 1e15)};

@@ -4,7 +4,9 @@
 // the policy (math-mode peak, bytes per element, loss scaling, casts) so the trees do not have to
 // guess it. Targets are log ratios against analytical bounds, which generalize across models; the
 // aggregator sees workload shape only through fractions and shares (absolute model size and op
-// counts let trees memorise models and cost 5 points of leave-one-model-out error).
+// counts let trees memorise models and cost 5 points of leave-one-model-out error), and GPUs only
+// through rates (peaks, bandwidth, ridge, architecture): memory size, SM count and L2 let the trees
+// recognise individual GPUs and cost 1 point of leave-one-GPU-out error).
 #include <string>
 #include <vector>
 

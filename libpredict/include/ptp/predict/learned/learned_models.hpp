@@ -20,6 +20,7 @@ class LearnedOpModel : public OpTimeModel {
   void prepare(const ResolvedJob& job) const;
   double seconds(const Op& op, const ResolvedJob& job, bool backward) const override;
   const std::set<std::string>& maths() const { return maths_; }
+  const Booster& booster() const { return booster_; }
 
  private:
   Booster booster_;
@@ -31,6 +32,7 @@ class LearnedCollectiveModel : public CollectiveTimeModel {
  public:
   explicit LearnedCollectiveModel(Booster booster) : booster_(std::move(booster)) {}
   double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const override;
+  const Booster& booster() const { return booster_; }
 
  private:
   Booster booster_;
