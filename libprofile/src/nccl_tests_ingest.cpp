@@ -1,5 +1,6 @@
 #include "ptp/profile/nccl_tests_ingest.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <vector>
@@ -98,18 +99,28 @@ IngestResult ingest_nccl_tests(const std::string& text, const std::string& log_n
     throw InputError(log_name + ": the log does not name the collective; pass --collective");
   if (res.ranks <= 0)
     throw InputError(log_name + ": the log lists no '#  Rank ... device' lines; pass --ranks");
-  bus_factor(collective, res.ranks);  // validates the collective name
+  try {
+    bus_factor(collective, res.ranks);  // validates the collective name
+  } catch (const InputError& e) {
+    throw InputError(log_name + ": " + e.what());
+  }
 
   const std::size_t base = layout.has_root ? 5 : 4;  // index of the out-of-place time
   for (const auto& r : results) {
     const auto& f = r.f;
     double size = 0;
     parse_double(f[0], size);
+    if (!(size >= 0) || !std::isfinite(size)) throw InputError(log_name, r.line, 0, "size", "expected a byte count, got '" + f[0] + "'");
     for (int in_place = 0; in_place < 2; ++in_place) {
       const std::size_t o = base + static_cast<std::size_t>(in_place) * 4;
       double time_us = 0, algbw = 0, busbw = 0;
       if (!parse_double(f[o], time_us) || !parse_double(f[o + 1], algbw) || !parse_double(f[o + 2], busbw))
         throw InputError(log_name, r.line, 0, in_place ? "in-place" : "out-of-place", "time/algbw/busbw are not numbers");
+      // strtod takes nan, inf and 1e999: such rows must not become measurements.
+      if (!std::isfinite(time_us) || time_us <= 0 || !std::isfinite(algbw) || algbw < 0 || !std::isfinite(busbw) ||
+          busbw < 0)
+        throw InputError(log_name, r.line, 0, in_place ? "in-place" : "out-of-place",
+                         "time must be positive and algbw/busbw non-negative finite numbers");
       const std::string wrong = f[o + 3];
       Row row;
       row["point_id"] = opt.gpu + "/nccl-tests/" + collective + "/dtype=" + dtype_name(f[2]) + "/in_place=" +
