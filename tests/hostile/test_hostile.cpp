@@ -9,10 +9,21 @@
 // Kinds (how a file is run; see runner_for):
 //   job/        ptp-predict FILE --trace T
 //   model/, hf_config/   ptp-predict fixtures/job.yaml --set model=FILE --trace T
-//   gpu/, fabric/        ptp-predict fixtures/job.yaml --config-dir C --trace T, where C is a scratch
-//                        configs/ whose gpus/ (fabrics/) holds the file next to the real entry the job uses
+//   gpu/, fabric/        ptp-predict fixtures/job.yaml --config-dir C --set cluster.gpu=<file stem> (or
+//                        cluster.inter_node=) --trace T, where C is a scratch configs/ whose gpus/
+//                        (fabrics/) holds the file next to the real a100-sxm4-80gb (ib-hdr-200) entry
+//   bundle/     ptp-predict fixtures/job.yaml --bundle DIR --trace T, where DIR is a valid bundle built
+//               for this build (fixtures/bundle-manifest.json + this build's feature lists + tiny
+//               boosters, see make_bundle) with the case applied: {"manifest": merge-patch (null
+//               deletes), "manifest_text": replaces manifest.json, "files": {name: text},
+//               "rehash": true = manifest hashes follow "files", "checksum": CHECKSUM text (default:
+//               correct), "remove": [names]}. Generated so feature-schema changes cannot stale them.
 //   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path);
 //               the input is the command line, so the message must name the flag, not the file
+//   sweep/      ptp-profile FILE --backend host --out O           (O.ops.csv, O.collectives.csv must not appear)
+//   nccl/       ptp-profile ingest-nccl-tests FILE --gpu a100-sxm4-80gb --ranks 16 --out O.csv
+//   csv/        ptp-train --data D --out O --no-cv: D is tests/data/train-fixture with the table named by
+//               the file's prefix (runs-, ops-, collectives-) replaced by a folder holding only FILE
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -25,6 +36,10 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/learned/booster.hpp"
+#include "ptp/predict/learned/bundle.hpp"
+#include "ptp/predict/learned/features.hpp"
+#include "ptp/predict/learned/sha256.hpp"
 #include "support/run_command.hpp"
 
 namespace fs = std::filesystem;
@@ -101,13 +116,15 @@ std::map<std::string, std::string> manifest() {
   return m;
 }
 
-const std::vector<std::string> kKinds{"job", "model", "hf_config", "gpu", "fabric", "args"};
+const std::vector<std::string> kKinds{"job",    "model", "hf_config", "gpu", "fabric",
+                                      "bundle", "args",  "sweep",     "nccl", "csv"};
 
 std::vector<std::string> corpus_files(const std::string& kind) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(kHostileDir + "/" + kind, ec))
-    if (e.is_regular_file()) files.push_back(kind + "/" + e.path().filename().string());
+    if (e.is_regular_file())
+      files.push_back(kind + "/" + e.path().filename().string());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -130,8 +147,56 @@ fs::path scratch_configs(const fs::path& root, const std::string& dir, const std
   return cfg;
 }
 
+std::string tiny_booster(std::size_t width) {
+  ptp::DenseMatrix x;
+  std::vector<float> y;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < width; ++i) names.push_back("f" + std::to_string(i));
+  for (int r = 0; r < 16; ++r) {
+    std::vector<float> row(width);
+    for (std::size_t i = 0; i < width; ++i) row[i] = static_cast<float>((r * 7 + static_cast<int>(i)) % 5);
+    x.add_row(row);
+    y.push_back(0.0f);  // log(measured / analytical) = 0: the bundle answers like the analytical model
+  }
+  ptp::BoosterParams p;
+  p.rounds = 2;
+  p.max_depth = 2;
+  p.threads = 1;
+  p.subsample = 1;
+  p.colsample = 1;
+  return ptp::Booster::train(x, y, names, p).save_ubj();
+}
+
+// A valid bundle for this build in `dir`, with the hostile case `spec` (see the header) applied.
+void make_bundle(const fs::path& dir, const nlohmann::json& spec = nlohmann::json::object()) {
+  nlohmann::json m = nlohmann::json::parse(slurp(kHostileDir + "/fixtures/bundle-manifest.json"));
+  m["schema_version"] = ptp::kBundleSchemaVersion;
+  m["features"] = {{"aggregator", ptp::run_feature_names(false)},
+                   {"compute", ptp::op_feature_names()},
+                   {"communication", ptp::collective_feature_names()}};
+  ptp::write_bundle(dir.string(), m,
+                    {{"aggregator", tiny_booster(ptp::run_feature_names(false).size())},
+                     {"compute", tiny_booster(ptp::op_feature_names().size())},
+                     {"communication", tiny_booster(ptp::collective_feature_names().size())}});
+  m = nlohmann::json::parse(slurp((dir / "manifest.json").string()));
+  if (spec.contains("manifest")) m.merge_patch(spec["manifest"]);
+  if (spec.contains("files"))
+    for (const auto& [name, text] : spec["files"].items())
+      std::ofstream(dir / name, std::ios::binary) << text.get<std::string>();
+  if (spec.value("rehash", false))
+    for (auto& [key, entry] : m["files"].items())
+      entry["sha256"] = ptp::sha256_hex(slurp((dir / entry["path"].get<std::string>()).string()));
+  const std::string manifest = spec.contains("manifest_text") ? spec["manifest_text"].get<std::string>()
+                                                               : m.dump(2) + "\n";
+  std::ofstream(dir / "manifest.json", std::ios::binary | std::ios::trunc) << manifest;
+  std::ofstream(dir / "CHECKSUM", std::ios::binary | std::ios::trunc)
+      << (spec.contains("checksum") ? spec["checksum"].get<std::string>() : ptp::sha256_hex(manifest)) << "\n";
+  if (spec.contains("remove"))
+    for (const auto& name : spec["remove"]) fs::remove(dir / name.get<std::string>());
+}
+
 void check_refused(const std::string& what, const Run& r, const std::string& must_name, const std::string& problem,
-                   const std::string& trace) {
+                   const std::string& trace, const std::string& tool = "ptp-predict") {
   INFO(what);
   INFO("exit code " << r.exit_code << " after " << r.seconds << " s");
   INFO("stderr: " << r.err);
@@ -140,11 +205,12 @@ void check_refused(const std::string& what, const Run& r, const std::string& mus
   CHECK(r.out.empty());
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK((!r.err.empty() && r.err.back() == '\n'));
-  CHECK(r.err.size() > 20);
+  CHECK_THAT(r.err, Catch::StartsWith(tool + ": error: "));
   CHECK_THAT(r.err, Catch::Contains(must_name));
   CHECK_THAT(r.err, Catch::Contains(problem));
   CHECK(r.written.empty());
   CHECK(!fs::exists(trace));
+  for (const char* suffix : {"", ".ops.csv", ".collectives.csv"}) CHECK(!fs::exists(trace + suffix));
   CHECK(r.seconds <= 1.0 * time_scale());
 }
 
@@ -183,8 +249,17 @@ TEST_CASE("hostile corpus: ptp-predict refuses every file cleanly", "[hostile]")
       } else if (kind == "model" || kind == "hf_config") {
         argv.insert(argv.end(), {fixture, "--set", "model=" + file, "--trace", trace});
       } else if (kind == "gpu" || kind == "fabric") {
+        // The job asks for the entry by its file name (catalogs may load entries on demand).
         const auto cfg = scratch_configs(scratch.path, kind == "gpu" ? "gpus" : "fabrics", file);
-        argv.insert(argv.end(), {fixture, "--config-dir", cfg.string(), "--trace", trace});
+        const std::string ask = (kind == "gpu" ? "cluster.gpu=" : "cluster.inter_node=") + fs::path(file).stem().string();
+        argv.insert(argv.end(), {fixture, "--config-dir", cfg.string(), "--set", ask, "--trace", trace});
+      } else if (kind == "bundle") {
+        const fs::path dir = scratch.path / fs::path(file).stem();
+        make_bundle(dir, nlohmann::json::parse(slurp(file)));
+        argv.insert(argv.end(), {fixture, "--bundle", dir.string(), "--trace", trace});
+        must_name = dir.string();
+      } else if (kind == "sweep" || kind == "nccl" || kind == "csv") {
+        continue;  // other tools: next test case
       } else if (kind == "args") {
         argv.push_back(fixture);
         std::istringstream lines(slurp(file));
@@ -223,6 +298,14 @@ TEST_CASE("hostile corpus: giant and endless inputs are refused without reading 
   check_refused("64 GiB config.json",
                 run_in_scratch({predict, fixture, "--set", "model=" + giant_json, "--trace", trace}), "config.json",
                 "file is larger than 4 MiB", trace);
+  // A bundle whose booster is /dev/zero (kept out of the corpus: fuzzers read it as a seed).
+  const fs::path bundle = scratch.path / "bundle";
+  make_bundle(bundle);
+  fs::remove(bundle / "compute.ubj");
+  fs::create_symlink("/dev/zero", bundle / "compute.ubj");
+  check_refused("bundle with /dev/zero as a booster",
+                run_in_scratch({predict, fixture, "--bundle", bundle.string(), "--trace", trace}), "compute.ubj",
+                "file is larger than 64 MiB", trace);
 }
 
 TEST_CASE("hostile corpus: the fixture job itself is accepted", "[hostile]") {
@@ -233,4 +316,53 @@ TEST_CASE("hostile corpus: the fixture job itself is accepted", "[hostile]") {
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(fs::exists(trace));
+  make_bundle(scratch.path / "bundle");
+  const auto b = run_in_scratch({binary("ptp-predict"), kHostileDir + "/fixtures/job.yaml", "--bundle",
+                                 (scratch.path / "bundle").string(), "--format", "json"});
+  INFO(b.err);
+  CHECK(b.exit_code == 0);
+  CHECK_THAT(b.out, Catch::Contains("\"learned\""));
+}
+
+TEST_CASE("hostile corpus: ptp-profile refuses every sweep and nccl-tests log cleanly", "[hostile]") {
+  const auto m = manifest();
+  const std::string profile = binary("ptp-profile");
+  for (const std::string kind : {"sweep", "nccl"}) {
+    for (const auto& rel : corpus_files(kind)) {
+      const std::string file = kHostileDir + "/" + rel;
+      Scratch scratch;
+      const std::string out = (scratch.path / "out").string();  // also checked with .ops.csv/.collectives.csv
+      std::vector<std::string> argv{profile};
+      if (kind == "sweep")
+        argv.insert(argv.end(), {file, "--backend", "host", "--out", out});
+      else
+        argv.insert(argv.end(), {"ingest-nccl-tests", file, "--gpu", "a100-sxm4-80gb", "--ranks", "16", "--out", out});
+      const auto it = m.find(rel);
+      check_refused(rel, run_in_scratch(argv), fs::path(file).filename().string(), it == m.end() ? "?" : it->second,
+                    out, "ptp-profile");
+    }
+  }
+}
+
+TEST_CASE("hostile corpus: ptp-train refuses every dataset file cleanly", "[hostile]") {
+  const auto m = manifest();
+  const std::string train = binary("ptp-train");
+  for (const auto& rel : corpus_files("csv")) {
+    const std::string file = kHostileDir + "/" + rel;
+    const std::string name = fs::path(file).filename().string();
+    const std::string table = name.substr(0, name.find('-'));
+    REQUIRE((table == "runs" || table == "ops" || table == "collectives"));
+    Scratch scratch;
+    const fs::path data = scratch.path / "data";
+    fs::copy(source_path("tests/data/train-fixture"), data, fs::copy_options::recursive);
+    fs::remove_all(data / (table + ".csv"));
+    fs::remove_all(data / table);
+    fs::create_directories(data / table);
+    fs::copy_file(file, data / table / name);
+    const std::string out = (scratch.path / "bundle").string();
+    const auto it = m.find(rel);
+    // The message names the file, or for table-wide problems (no data rows) the table's folder.
+    check_refused(rel, run_in_scratch({train, "--data", data.string(), "--out", out, "--no-cv", "-q"}),
+                  (data / table).string(), it == m.end() ? "?" : it->second, out, "ptp-train");
+  }
 }
