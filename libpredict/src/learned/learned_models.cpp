@@ -51,6 +51,7 @@ void LearnedOpModel::prepare(const ResolvedJob& job) const {
   struct Slot { const Op* op; bool backward; std::size_t first, count; };
   std::vector<Slot> slots;
   std::vector<OpShape> launches;
+  std::vector<std::vector<float>> keys;
   for (const auto& op : job.workload.ops) {
     for (bool backward : {false, true}) {
       if (!op_shape_of(op, job, backward, launches)) break;
@@ -61,15 +62,30 @@ void LearnedOpModel::prepare(const ResolvedJob& job) const {
       slots.push_back({&op, backward, bounds.size(), launches.size()});
       for (auto s : launches) {
         s.math = trained_math(s.math);
-        x.add_row(op_features(s, *job.gpu));
+        keys.push_back(op_features(s, *job.gpu));
         bounds.push_back(op_roofline_seconds(s, *job.gpu));
       }
     }
   }
-  const auto pred = booster_.predict(x);
+  // Sweeps and repeated layers ask for the same kernel shapes over and over: predict each distinct
+  // feature row once and remember it.
+  if (cache_.size() > kMaxCachedShapes) cache_.clear();
+  std::vector<std::string> raw(keys.size());
+  std::vector<std::size_t> missing;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    raw[i].assign(reinterpret_cast<const char*>(keys[i].data()), keys[i].size() * sizeof(float));
+    if (!cache_.count(raw[i])) {
+      missing.push_back(i);
+      cache_.emplace(raw[i], 0.f);
+      x.add_row(keys[i]);
+    }
+  }
+  const auto fresh = booster_.predict(x);
+  for (std::size_t j = 0; j < missing.size(); ++j) cache_[raw[missing[j]]] = fresh[j];
   for (const auto& s : slots) {
     double t = 0;
-    for (std::size_t i = s.first; i < s.first + s.count; ++i) t += bounds[i] * std::exp(static_cast<double>(pred[i]));
+    for (std::size_t i = s.first; i < s.first + s.count; ++i)
+      t += bounds[i] * std::exp(static_cast<double>(cache_.at(raw[i])));
     auto& entry = prepared_.try_emplace(s.op, -1.0, -1.0).first->second;
     (s.backward ? entry.second : entry.first) = t;
   }
@@ -82,13 +98,18 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob&, bool backward) 
 }
 
 double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob& job, double) const {
+  if (cache_.size() > 100000) cache_.clear();
   CollectiveShape c;
   c.bytes = bytes;
   c.ranks = job.data_parallel;
   c.ranks_per_node = std::max(1, std::min(job.data_parallel, job.gpus_per_node));
   c.nodes = (c.ranks + c.ranks_per_node - 1) / c.ranks_per_node;
   const double bound = collective_bound_seconds(c, *job.gpu, job.fabric);
-  return bound * std::exp(static_cast<double>(booster_.predict_one(collective_features(c, *job.gpu, job.fabric))));
+  const auto features = collective_features(c, *job.gpu, job.fabric);
+  const std::string key(reinterpret_cast<const char*>(features.data()), features.size() * sizeof(float));
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(features)).first;
+  return bound * std::exp(static_cast<double>(it->second));
 }
 
 }  // namespace ptp

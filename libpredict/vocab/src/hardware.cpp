@@ -12,6 +12,10 @@ namespace fs = std::filesystem;
 
 namespace ptp {
 
+namespace {
+std::vector<std::string> yaml_files(const std::string& dir);
+}  // namespace
+
 bool GpuSpec::has_math(const std::string& math) const {
   auto it = peak_tflops.find(math);
   return it != peak_tflops.end() && it->second > 0;
@@ -23,7 +27,14 @@ double GpuSpec::peak_flops(const std::string& math) const {
 }
 
 template <typename Spec>
-void Catalog<Spec>::add(Spec spec, const std::string& origin) {
+Catalog<Spec>::Catalog(std::string dir, Parser parser, std::string kind_name)
+    : kind(std::move(kind_name)), dir_(std::move(dir)), parser_(parser) {
+  std::error_code ec;
+  if (!fs::is_directory(dir_, ec)) throw InputError(dir_, 0, 0, "", "catalog directory not found");
+}
+
+template <typename Spec>
+void Catalog<Spec>::add(Spec spec, const std::string& origin) const {
   std::vector<std::string> keys{spec.id};
   if constexpr (std::is_same_v<Spec, GpuSpec>) keys.insert(keys.end(), spec.aliases.begin(), spec.aliases.end());
   for (const auto& k : keys) {
@@ -36,8 +47,31 @@ void Catalog<Spec>::add(Spec spec, const std::string& origin) {
 }
 
 template <typename Spec>
+void Catalog<Spec>::load_file(const std::string& path) const {
+  if (!parser_ || !loaded_files_.insert(path).second) return;
+  add(parser_(path), path);
+}
+
+template <typename Spec>
+void Catalog<Spec>::load_all() const {
+  if (all_loaded_ || !parser_) return;
+  for (const auto& f : yaml_files(dir_)) load_file(f);
+  all_loaded_ = true;
+}
+
+template <typename Spec>
 const Spec* Catalog<Spec>::find(const std::string& id_or_alias) const {
-  auto it = by_key_.find(to_lower(id_or_alias));
+  const std::string key = to_lower(id_or_alias);
+  if (auto it = by_key_.find(key); it != by_key_.end()) return &specs_[it->second];
+  if (all_loaded_ || !parser_) return nullptr;
+  // Ids are file names: try the one file before reading the whole catalog for an alias.
+  const bool plain = !key.empty() && key.find_first_of("/\\") == std::string::npos && key.size() < 200;
+  std::error_code ec;
+  const std::string path = (fs::path(dir_) / (id_or_alias + ".yaml")).string();
+  if (plain && fs::is_regular_file(path, ec)) load_file(path);
+  if (auto it = by_key_.find(key); it != by_key_.end()) return &specs_[it->second];
+  load_all();
+  auto it = by_key_.find(key);
   return it == by_key_.end() ? nullptr : &specs_[it->second];
 }
 
@@ -49,9 +83,16 @@ const Spec& Catalog<Spec>::get(const std::string& id_or_alias, const std::string
 
 template <typename Spec>
 std::vector<std::string> Catalog<Spec>::ids() const {
+  load_all();
   std::vector<std::string> out;
   for (const auto& s : specs_) out.push_back(s.id);
   return out;
+}
+
+template <typename Spec>
+const std::deque<Spec>& Catalog<Spec>::all() const {
+  load_all();
+  return specs_;
 }
 
 template class Catalog<GpuSpec>;
@@ -135,19 +176,9 @@ FabricSpec parse_fabric_spec(const YamlReader& doc) {
   return f;
 }
 
-GpuCatalog load_gpu_catalog(const std::string& dir) {
-  GpuCatalog c;
-  c.kind = "GPU";
-  for (const auto& f : yaml_files(dir)) c.add(parse_gpu_spec(f), f);
-  return c;
-}
+GpuCatalog load_gpu_catalog(const std::string& dir) { return GpuCatalog(dir, parse_gpu_spec, "GPU"); }
 
-FabricCatalog load_fabric_catalog(const std::string& dir) {
-  FabricCatalog c;
-  c.kind = "fabric";
-  for (const auto& f : yaml_files(dir)) c.add(parse_fabric_spec(f), f);
-  return c;
-}
+FabricCatalog load_fabric_catalog(const std::string& dir) { return FabricCatalog(dir, parse_fabric_spec, "fabric"); }
 
 std::string config_root() {
   if (const char* env = std::getenv("PTP_CONFIG_DIR"); env && *env) return env;

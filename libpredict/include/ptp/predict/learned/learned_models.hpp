@@ -2,6 +2,7 @@
 // The compute and communication levels of the learned hierarchy, plugged into the analytical step
 // composition through OpTimeModel / CollectiveTimeModel. Both predict log(measured / bound).
 #include <set>
+#include <string>
 #include <unordered_map>
 
 #include "ptp/predict/analytical.hpp"
@@ -26,6 +27,8 @@ class LearnedOpModel : public OpTimeModel {
   Booster booster_;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
   mutable std::unordered_map<const Op*, std::pair<double, double>> prepared_;  // fwd, bwd seconds
+  static constexpr std::size_t kMaxCachedShapes = 200000;
+  mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
 };
 
 class LearnedCollectiveModel : public CollectiveTimeModel {
@@ -36,6 +39,7 @@ class LearnedCollectiveModel : public CollectiveTimeModel {
 
  private:
   Booster booster_;
+  mutable std::unordered_map<std::string, float> cache_;
 };
 
 }  // namespace ptp

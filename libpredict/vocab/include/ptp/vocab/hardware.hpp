@@ -1,7 +1,9 @@
 #pragma once
 // GPU and fabric catalogs: data from public spec sheets in configs/gpus/*.yaml and
 // configs/fabrics/*.yaml. A new GPU is one YAML file; nothing here knows a GPU by name.
+#include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,20 +45,31 @@ struct FabricSpec {
   }
 };
 
+// Loads lazily: a lookup by id parses just configs/<kind>/<id>.yaml (a CLI call needs one GPU, not
+// the whole catalog); an alias or a listing parses every file once.
 template <typename Spec>
 class Catalog {
  public:
-  void add(Spec spec, const std::string& origin);
+  using Parser = Spec (*)(const std::string& path);
+  Catalog() = default;
+  Catalog(std::string dir, Parser parser, std::string kind_name);
+  void add(Spec spec, const std::string& origin) const;
   const Spec* find(const std::string& id_or_alias) const;
   // Throws InputError "unknown <kind> 'x' (did you mean ...)"; `where` prefixes the message.
   const Spec& get(const std::string& id_or_alias, const std::string& where) const;
   std::vector<std::string> ids() const;
-  const std::vector<Spec>& all() const { return specs_; }
+  const std::deque<Spec>& all() const;
   std::string kind;
 
  private:
-  std::vector<Spec> specs_;
-  std::map<std::string, std::size_t> by_key_;  // lower-cased id and aliases
+  void load_file(const std::string& path) const;
+  void load_all() const;
+  std::string dir_;
+  Parser parser_ = nullptr;
+  mutable bool all_loaded_ = false;
+  mutable std::set<std::string> loaded_files_;
+  mutable std::deque<Spec> specs_;  // deque: pointers handed out stay valid as specs are added
+  mutable std::map<std::string, std::size_t> by_key_;  // lower-cased id and aliases
 };
 
 using GpuCatalog = Catalog<GpuSpec>;

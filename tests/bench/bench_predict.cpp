@@ -1,0 +1,65 @@
+// Per-job prediction cost: one in-process prediction (analytical and learned), a 10,000-config
+// sweep, and the fixed start-up cost (catalogs, bundle) a CLI call pays once.
+#include <benchmark/benchmark.h>
+
+#include "ptp/predict/predict_session.hpp"
+#include "ptp/predict/predictor.hpp"
+
+namespace {
+const std::string kConfigs = std::string(PTP_SOURCE_DIR) + "/configs";
+const std::string kBundle = std::string(PTP_SOURCE_DIR) + "/models/default";
+
+ptp::JobSpec gpt2_xl() {
+  return ptp::parse_job_spec(ptp::YamlReader::load_string(
+      "model: gpt2-xl\nprecision: amp_bf16\nbatch_size: 8\nseq_len: 1024\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 64}\n",
+      "bench.yaml"));
+}
+
+void BM_StartupAnalytical(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(ptp::Predictor(kConfigs, "", false));
+}
+BENCHMARK(BM_StartupAnalytical)->Unit(benchmark::kMillisecond);
+
+void BM_StartupLearned(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(ptp::Predictor(kConfigs, kBundle, true));
+}
+BENCHMARK(BM_StartupLearned)->Unit(benchmark::kMillisecond);
+
+void BM_Gpt2XlAnalytical(benchmark::State& state) {
+  const ptp::Predictor p(kConfigs, "", false);
+  const auto job = gpt2_xl();
+  for (auto _ : state) benchmark::DoNotOptimize(p.predict(job));
+}
+BENCHMARK(BM_Gpt2XlAnalytical)->Unit(benchmark::kMicrosecond);
+
+void BM_Gpt2XlLearned(benchmark::State& state) {
+  const ptp::Predictor p(kConfigs, kBundle, true);
+  const auto job = gpt2_xl();
+  for (auto _ : state) benchmark::DoNotOptimize(p.predict(job));
+}
+BENCHMARK(BM_Gpt2XlLearned)->Unit(benchmark::kMicrosecond);
+
+// 10,000 configurations: 4 precisions x 5 GPUs x 10 GPU counts x 50 batch sizes of ResNet-50.
+void BM_Sweep10k(benchmark::State& state) {
+  const bool learned = state.range(0) != 0;
+  const ptp::Predictor p(kConfigs, learned ? kBundle : "", learned);
+  const char* precisions[] = {"fp32", "tf32", "amp_fp16", "amp_bf16"};
+  const char* gpus[] = {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb", "l40s", "rtx-a6000"};
+  std::vector<ptp::JobSpec> jobs;
+  for (const char* prec : precisions)
+    for (const char* gpu : gpus)
+      for (int gpus_n = 8; gpus_n <= 80; gpus_n += 8)
+        for (int batch = 16; batch <= 16 * 50; batch += 16) {
+          const std::string text = std::string("model: resnet50\nprecision: ") + prec + "\nbatch_size: " +
+                                   std::to_string(batch) + "\ncluster: {gpu: " + gpu + ", num_gpus: " +
+                                   std::to_string(gpus_n) + ", gpus_per_node: 8}\n";
+          jobs.push_back(ptp::parse_job_spec(ptp::YamlReader::load_string(text, "sweep.yaml")));
+        }
+  for (auto _ : state)
+    for (const auto& j : jobs) benchmark::DoNotOptimize(p.predict(j));
+  state.counters["configs"] = static_cast<double>(jobs.size());
+}
+BENCHMARK(BM_Sweep10k)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+}  // namespace
+
+BENCHMARK_MAIN();
