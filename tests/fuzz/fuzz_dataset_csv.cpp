@@ -1,6 +1,13 @@
 // Dataset CSV rows (datasets/*.csv, what ptp-profile writes and ptp-train reads): RFC 4180 parsing
-// with located errors, then typed access to every cell the way the loaders read them.
+// with located errors, typed access to every cell, then ptp-train's runs/ops/collectives loaders on
+// the same text as a file.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "fuzz_common.hpp"
+#include "ptp/predict/learned/training_data.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 
@@ -29,6 +36,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (back.rows().size() != t.rows().size()) fuzz::finding("CSV round trip changed the row count");
     for (std::size_t i = 0; i < t.rows().size(); ++i)
       if (back.rows()[i].cells != t.rows()[i].cells) fuzz::finding("CSV round trip changed cells");
+  });
+
+  static const std::string path = [] {
+    const auto dir = std::filesystem::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / "fuzz.csv").string();
+  }();
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
+  fuzz::expect_clean("fuzz.csv", [&] {
+    for (const auto& r : load_runs(path).rows)
+      if (!(r.step_time_s > 0) || !std::isfinite(r.step_time_s)) fuzz::finding("run row with a bad step time");
+  });
+  fuzz::expect_clean("fuzz.csv", [&] {
+    for (const auto& r : load_ops(path).rows)
+      if (!(r.time_s > 0) || !std::isfinite(r.time_s)) fuzz::finding("op row with a bad time");
+  });
+  fuzz::expect_clean("fuzz.csv", [&] {
+    for (const auto& r : load_collectives(path).rows)
+      if (!(r.time_s > 0) || r.ranks < 2) fuzz::finding("collective row with a bad time or rank count");
   });
   return 0;
 }

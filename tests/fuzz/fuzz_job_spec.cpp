@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   PredictRequest req;
   req.job_files = {job_path()};
   bool flags = false;
-  std::size_t points = 1;
+  double points = 1;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line) && line.rfind('#', 0) == 0;) {
     try {
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         flags = true;
       } else if (line.rfind("#sweep ", 0) == 0) {
         req.sweeps.push_back(parse_sweep_axis(line.substr(7)));
-        points *= req.sweeps.back().values.size();
+        points *= static_cast<double>(req.sweeps.back().values.size());
         flags = true;
       } else if (line.rfind("#format ", 0) == 0) {
         req.format = line.substr(8);
