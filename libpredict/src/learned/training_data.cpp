@@ -45,6 +45,15 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
     {"batch_typo_suspected", "batch size probably a typo in the source"},
 };
 
+// Counts (GPUs, ranks, lengths, degrees) become ints: a value no int holds (1e12 GPUs, seq_len 1e300)
+// is an input error, not a float-to-int overflow (undefined behaviour).
+int count_cell(const CsvTable& csv, const CsvRow& row, const std::string& col, double v) {
+  if (!(std::fabs(v) <= 1e9))
+    throw InputError(csv.file(), row.line, static_cast<int>(csv.column(col) + 1), col,
+                     "expected a count below 1e9, got '" + csv.text(row, col) + "'");
+  return static_cast<int>(v);
+}
+
 // A table is one CSV file or a folder of CSV files with the same columns (ptp-profile adds files).
 std::vector<std::string> table_files(const std::string& path) {
   namespace fs = std::filesystem;
@@ -110,16 +119,17 @@ Table<RunRecord> load_runs(const std::string& path) {
     if (!batch || *batch <= 0) { exclude("no micro-batch size"); return; }
     if (csv.text(row, "batch_unit") == "tokens") j.batch_tokens = *batch;
     else j.batch_size = *batch;
-    if (auto s = csv.number(row, "seq_len")) j.seq_len = static_cast<int>(*s);
-    if (auto a = csv.number(row, "grad_accum")) j.grad_accum = std::max(1, static_cast<int>(std::lround(*a)));
+    if (auto s = csv.number(row, "seq_len")) j.seq_len = count_cell(csv, row, "seq_len", *s);
+    if (auto a = csv.number(row, "grad_accum")) j.grad_accum = std::max(1, count_cell(csv, row, "grad_accum", std::round(*a)));
     const auto gpus = csv.number(row, "num_gpus");
     if (!gpus || *gpus < 1) { exclude("no GPU count"); return; }
-    j.cluster.num_gpus = static_cast<int>(*gpus);
-    if (auto g = csv.number(row, "gpus_per_node"); g && *g >= 1 && j.cluster.num_gpus % static_cast<int>(*g) == 0)
+    j.cluster.num_gpus = count_cell(csv, row, "num_gpus", *gpus);
+    if (auto g = csv.number(row, "gpus_per_node");
+        g && *g >= 1 && j.cluster.num_gpus % count_cell(csv, row, "gpus_per_node", *g) == 0)
       j.cluster.gpus_per_node = static_cast<int>(*g);
     auto degree = [&](const char* col) {
       auto v = csv.number(row, col);
-      return v && *v >= 1 ? static_cast<int>(*v) : 1;
+      return v && *v >= 1 ? count_cell(csv, row, col, *v) : 1;
     };
     j.parallelism.tensor = degree("tp");
     j.parallelism.pipeline = degree("pp");
@@ -174,9 +184,10 @@ Table<CollectiveRecord> load_collectives(const std::string& path) {
     r.fabric_inter = csv.text(row, "fabric_inter");
     r.size_bytes = csv.positive(row, "size_bytes");
     r.time_s = csv.positive(row, "time_s");
-    r.ranks = static_cast<int>(csv.positive(row, "ranks"));
-    r.nodes = static_cast<int>(csv.positive(row, "nodes"));
-    r.ranks_per_node = static_cast<int>(csv.number(row, "ranks_per_node").value_or(r.ranks / std::max(1, r.nodes)));
+    r.ranks = count_cell(csv, row, "ranks", csv.positive(row, "ranks"));
+    r.nodes = count_cell(csv, row, "nodes", csv.positive(row, "nodes"));
+    r.ranks_per_node =
+        count_cell(csv, row, "ranks_per_node", csv.number(row, "ranks_per_node").value_or(r.ranks / std::max(1, r.nodes)));
     if (r.collective != "all_reduce") { ++t.excluded["not an all_reduce (only all_reduce is modelled)"]; return; }
     if (r.ranks < 2) { ++t.excluded["fewer than 2 ranks"]; return; }
     if (r.nodes > 1 && (r.fabric_inter.empty() || r.fabric_inter == "unknown")) {
