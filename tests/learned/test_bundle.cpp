@@ -20,6 +20,7 @@ const std::string& trained_bundle() {
     o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
     o.out_dir = ptp::test::temp_dir() + "/bundle";
     o.cross_validate = false;
+    o.threads = 1;
     train_bundle(o);
     return o.out_dir;
   }();
@@ -101,6 +102,7 @@ TEST_CASE("training is deterministic for a fixed seed", "[bundle][determinism]")
   o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
   o.out_dir = ptp::test::temp_dir() + "/again";
   o.cross_validate = false;
+  o.threads = 1;
   train_bundle(o);
   for (const char* f : {"aggregator.ubj", "compute.ubj", "communication.ubj", "manifest.json"}) {
     INFO(f);

@@ -11,7 +11,7 @@ using ptp::test::source_path;
 
 TEST_CASE("ptp-train writes a bundle, report and plot that ptp-predict uses", "[cli][train]") {
   const std::string out = ptp::test::temp_dir() + "/bundle";
-  const auto train = run_command(binary("ptp-train") + " --quiet --data " + source_path("tests/data/train-fixture") +
+  const auto train = run_command(binary("ptp-train") + " --quiet --threads 1 --data " + source_path("tests/data/train-fixture") +
                                  " --out " + out);
   REQUIRE(train.exit_code == 0);
   CHECK_THAT(train.out, Catch::Contains("leave_one_model_out") && Catch::Contains("precision-blind"));

@@ -147,7 +147,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   op_params.max_depth = 6;
   op_params.eta = 0.1;
   op_params.objective = "reg:squarederror";
-  {
+  if (o.cross_validate) {
     const auto split = group_split("leave_one_gpu_out", op_set.gpu);
     BoosterParams cv_params = op_params;
     cv_params.rounds = 80;  // report-only CV: fewer rounds keep ptp-train within its time budget
@@ -163,7 +163,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   }
   auto compute = std::make_unique<LearnedOpModel>(Booster::train(op_set.x, op_set.y, op_feature_names(), op_params),
                                                   op_set.maths);
-  o.log("compute model: " + metrics["compute"].dump());
+  if (o.cross_validate) o.log("compute model: " + metrics["compute"].dump());
 
   // Communication level: all-reduce time relative to the ring bound.
   DenseMatrix cx;
@@ -187,7 +187,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   BoosterParams comm_params = params;
   comm_params.rounds = 200;
   comm_params.objective = "reg:squarederror";
-  {
+  if (o.cross_validate) {
     const auto oof = out_of_fold(cx, cy, collective_feature_names(), comm_params, kfold_split(ckeys, 5));
     std::vector<double> pred(oof.size());
     for (std::size_t i = 0; i < oof.size(); ++i) pred[i] = cbound[i] * std::exp(oof[i]);
@@ -196,7 +196,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   }
   auto communication =
       std::make_unique<LearnedCollectiveModel>(Booster::train(cx, cy, collective_feature_names(), comm_params));
-  o.log("communication model: " + metrics["communication"].dump());
+  if (o.cross_validate) o.log("communication model: " + metrics["communication"].dump());
 
   // Aggregator level: one row per run, composed from the lower levels.
   std::map<std::string, int> run_excluded = runs.excluded;
@@ -414,7 +414,8 @@ TrainResult train_bundle(const TrainOptions& o) {
     }
     md += "\n";
   }
-  md += "\n## Lower levels\n\n- compute model (op time vs roofline), leave-one-GPU-out: " +
+  if (metrics.contains("compute") && metrics.contains("communication"))
+    md += "\n## Lower levels\n\n- compute model (op time vs roofline), leave-one-GPU-out: " +
         metrics["compute"]["leave_one_gpu_out"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
         "\n- communication model (all-reduce vs ring bound), 5-fold: " + metrics["communication"]["kfold"].dump() +
         "; ring bound alone: " + metrics["communication"]["ring_bound"].dump() + "\n";
