@@ -96,7 +96,7 @@ TEST_CASE("YAML syntax errors carry line and column", "[job_spec]") {
   }
 }
 
-TEST_CASE("--set overrides are validated like the file", "[job_spec]") {
+TEST_CASE("set overrides are validated like the file", "[job_spec]") {
   auto doc = YamlReader::load_string(kValid, "job.yaml");
   YAML::Node root = YAML::Clone(doc.node());
   apply_override(root, parse_override("precision=bf16"));
