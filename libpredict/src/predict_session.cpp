@@ -1,5 +1,6 @@
 #include "ptp/predict/predict_session.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -21,6 +22,8 @@ SweepAxis parse_sweep_axis(const std::string& text) {
 }
 
 namespace {
+
+constexpr long long kMaxTraceEvents = 250'000;  // ~30 MB of trace JSON; real models need < 20000
 
 std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& axes, std::size_t jobs) {
   double points = static_cast<double>(jobs);  // every job file gets every combination
@@ -105,7 +108,16 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   }
   if (!req.trace_path.empty()) {
     if (rows.size() != 1) throw InputError("--trace needs exactly one job (no sweep)");
-    out.trace_json = render_chrome_trace(rows.front().prediction);
+    // The trace draws every layer forward and backward for up to 64 micro-batches: 20000 layers x 64
+    // took 140 s and 5 GB for a 300 MB file. Refuse what no trace viewer could open anyway.
+    const auto& p = rows.front().prediction;
+    const double events = 2.0 * static_cast<double>(p.layers.size()) * std::min(std::max(1, p.grad_accum), 64);
+    if (events > kMaxTraceEvents)
+      throw InputError("--trace: " + std::to_string(p.layers.size()) + " layers x " +
+                       std::to_string(std::min(std::max(1, p.grad_accum), 64)) + " micro-batches is " +
+                       std::to_string(static_cast<long long>(events)) + " events, more than " +
+                       std::to_string(kMaxTraceEvents) + "; trace a smaller grad_accum");
+    out.trace_json = render_chrome_trace(p);
   }
 
   for (const auto& r : rows) {
