@@ -18,7 +18,8 @@
 //               deletes), "manifest_text": replaces manifest.json, "files": {name: text},
 //               "rehash": true = manifest hashes follow "files", "checksum": CHECKSUM text (default:
 //               correct), "remove": [names]}. Generated so feature-schema changes cannot stale them.
-//   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path);
+//   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path,
+//               @HOSTILE@ = this folder);
 //               the input is the command line, so the message must name the flag, not the file
 //   sweep/      ptp-profile FILE --backend host --out O           (O.ops.csv, O.collectives.csv must not appear)
 //   nccl/       ptp-profile ingest-nccl-tests FILE --gpu a100-sxm4-80gb --ranks 16 --out O.csv
@@ -264,7 +265,11 @@ TEST_CASE("hostile corpus: ptp-predict refuses every file cleanly", "[hostile]")
         argv.push_back(fixture);
         std::istringstream lines(slurp(file));
         for (std::string a; std::getline(lines, a);)
-          if (!a.empty()) argv.push_back(a == "TRACE" ? trace : a);
+          if (!a.empty()) {
+            if (a == "TRACE") a = trace;
+            if (auto at = a.find("@HOSTILE@"); at != std::string::npos) a.replace(at, 9, kHostileDir);
+            argv.push_back(a);
+          }
         must_name = "ptp-predict: error: ";
       }
       const auto it = m.find(rel);
