@@ -30,6 +30,23 @@ bool aligned_for_tensor_cores(const Op& op, const std::string& math) {
   return std::fmod(op.n, multiple) == 0 && std::fmod(op.k, multiple) == 0;
 }
 
+// Square kernel area of a conv seen through its implicit-GEMM shape: k * groups * m / elements_in
+// is kernel^2 * (output / input pixels), i.e. kernel^2 at stride 1 (9 for a 3x3, stride-1 conv).
+double conv_kernel_area_stride1(const Op& op) {
+  return op.elements_in > 0 ? op.k * std::max(1.0, op.batch) * op.m / op.elements_in : 0;
+}
+
+// cuDNN runs dense 3x3 stride-1 convs at FP32 (SIMT) math with Winograd transforms, which do fewer
+// multiplies than the direct/implicit-GEMM FLOP count; tensor-core paths use implicit GEMM.
+bool winograd_eligible(const Op& op) {
+  return op.kind == OpKind::conv && op.batch <= 1 && std::abs(conv_kernel_area_stride1(op) - 9.0) < 0.5;
+}
+
+// Depthwise conv (one output channel per group): per-channel stencils with no data reuse across
+// channels; cuDNN/PyTorch kernels (and their weight-gradient reductions) reach a fraction of the
+// bandwidth a streaming elementwise pass does.
+bool depthwise(const Op& op) { return op.kind == OpKind::conv && op.batch > 1 && op.n <= 1; }
+
 double saturating(double emax, double work, double rate, double t_half) {
   return emax * work / (work + rate * t_half);
 }
@@ -63,6 +80,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       else if (op.kind == OpKind::rnn) emax_compute = k.rnn_emax;
       else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
       if (tensor_core && !aligned_for_tensor_cores(op, math)) emax_compute *= k.misaligned_tensor_core_factor;
+      if (!tensor_core && winograd_eligible(op)) emax_compute *= k.winograd_simt_speedup;
       break;
     }
     case OpKind::norm:
@@ -92,7 +110,8 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
         per_bytes > 0 ? per_bytes / (bw * saturating(emax_mem, per_bytes, bw, k.memory_t_half_s)) : 0;
     return reps * std::max(compute, memory);
   };
-  const double emax_mem = op.kind == OpKind::embedding ? k.gather_emax : k.memory_emax;
+  double emax_mem = op.kind == OpKind::embedding ? k.gather_emax : k.memory_emax;
+  if (depthwise(op)) emax_mem *= k.depthwise_memory_factor;
   t.forward_s = kernel_time(op.fwd_flops, fwd_bytes, emax_mem);
   if (k.op_model) {
     if (const double learned = k.op_model->seconds(op, job, false); learned >= 0) t.forward_s = learned;

@@ -30,6 +30,12 @@ struct AnalyticalConstants {
   // 0.80 memory) predicted steps ~25 % too fast across models, GPUs and precisions alike.
   double gemm_tc_emax = 0.60, gemm_simt_emax = 0.70, gemm_t_half_s = 6e-6;
   double conv_tc_emax = 0.50, conv_simt_emax = 0.62;
+  // FP32 (non-tensor-core) 3x3 stride-1 convs: cuDNN's Winograd F(2x2,3x3)/F(4x4,3x3) kernels need
+  // 2.25-4x fewer multiplies than the direct count; after transform overheads ~1.7x effective rate.
+  double winograd_simt_speedup = 1.7;
+  // Depthwise convs stream memory at this fraction of memory_emax (strided per-channel access,
+  // weight-gradient reductions across the batch); calibrated globally with the line above.
+  double depthwise_memory_factor = 0.5;
   double attention_emax = 0.45, fused_attention_emax = 0.42;
   double rnn_emax = 0.45;
   double memory_emax = 0.70, memory_t_half_s = 2e-6, gather_emax = 0.40;
