@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <iostream>
 
+#include "from_job.hpp"
 #include "ptp/profile/comm.hpp"
 #include "ptp/profile/commands.hpp"
 #include "ptp/profile/duration.hpp"
 #include "ptp/profile/progress.hpp"
 #include "ptp/profile/runner.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/hardware.hpp"
 
 int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_st("ptp-profile"));
@@ -21,8 +23,9 @@ int main(int argc, char** argv) {
   CLI::App app{"ptp-profile: microbenchmark sweeps -> ops/collectives dataset rows"};
   app.require_subcommand(0, 1);
   ptp::profile::ProfileOptions opt;
-  std::string budget;
+  std::string budget, from_job;
   app.add_option("sweep", opt.sweep_path, "sweep file (configs/sweeps/*.yaml)");
+  app.add_option("--from-job", from_job, "profile exactly the op shapes of this job spec (configs/jobs/*.yaml)");
   app.add_option("--backend", opt.backend, "cuda | host (default: cuda when a device is visible)")
       ->check(CLI::IsMember({"cuda", "host"}));
   app.add_flag("--plan", opt.plan, "print every point and the estimated wall time, run nothing");
@@ -59,7 +62,20 @@ int main(int argc, char** argv) {
     } else if (*list) {
       ptp::profile::list_benchmarks(std::cout);
     } else {
-      if (opt.sweep_path.empty()) throw ptp::InputError("a sweep file is required (configs/sweeps/*.yaml)");
+      if (!from_job.empty()) {
+        if (!opt.sweep_path.empty())
+          throw ptp::InputError("give either a sweep file or --from-job, not both ('" + opt.sweep_path + "')");
+        opt.sweep_path = from_job;
+        opt.sweep_yaml = [&from_job](bool host) {
+          const auto js = ptp::profile_app::load_job_sweep(from_job, ptp::config_root(), host);
+          spdlog::info("{}: {} ops -> {} distinct points ({} backend)", from_job, js.ops, js.points.size(),
+                       host ? "host" : "cuda");
+          for (const auto& n : js.notes) spdlog::info("note: {}", n);
+          return ptp::profile_app::job_sweep_yaml(js, host);
+        };
+      }
+      if (opt.sweep_path.empty())
+        throw ptp::InputError("a sweep file (configs/sweeps/*.yaml) or --from-job JOB.yaml is required");
       if (!budget.empty()) opt.budget_s = ptp::profile::parse_duration_s(budget, "--budget");
       opt.tty = ptp::profile::stderr_is_tty();
       rc = ptp::profile::run_profile(opt);

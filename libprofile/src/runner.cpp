@@ -166,7 +166,9 @@ std::string output_path(const std::string& stem, const char* table) {
 int run_profile(const ProfileOptions& opt) {
   const GpuCatalog catalog = load_gpu_catalog(config_root() + "/gpus");
   const Target target = resolve_target(opt, catalog);
-  Sweep sweep = load_sweep(opt.sweep_path, target.id, Registry::instance());
+  Sweep sweep = opt.sweep_yaml ? parse_sweep(opt.sweep_yaml(target.backend == Backend::host), opt.sweep_path,
+                                             target.id, Registry::instance())
+                                : load_sweep(opt.sweep_path, target.id, Registry::instance());
   check_backends(sweep, target.backend);
   const std::vector<PlannedPoint> points = informative_order(sweep.points);
   const Roofline roof = target.spec ? gpu_roofline(*target.spec) : host_roofline();

@@ -1,12 +1,16 @@
 #pragma once
 // The profile command: resolve the backend and target GPU, expand the sweep, then either print the
 // plan or run it (resume, budget, signals, progress, one row per point).
+#include <functional>
 #include <string>
 
 namespace ptp::profile {
 
 struct ProfileOptions {
   std::string sweep_path;
+  // Generated sweeps (ptp-profile --from-job): when set, called with true for the host backend and
+  // false for cuda once the backend is known; returns sweep YAML text, and sweep_path only names it.
+  std::function<std::string(bool host)> sweep_yaml;
   std::string backend;  // "", "host" or "cuda"; "" picks cuda when a device is visible
   std::string gpu;      // catalog id: the planning target, or the name used for a detected device
   int device = 0;       // CUDA device ordinal
