@@ -79,6 +79,11 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     b.log_q_high = m.at("interval").at("log_q_high").get<double>();
     require(std::isfinite(b.log_q_low) && std::isfinite(b.log_q_high) && b.log_q_low <= b.log_q_high, manifest_path,
             "interval", "invalid interval calibration");
+    // describe_domain_gap reads these at prediction time: check them here, where errors are located.
+    const auto& domain = m.at("domain");
+    require(domain.is_object() && domain.at("precisions").is_array() &&
+                (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()),
+            manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false}");
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
