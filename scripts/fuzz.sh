@@ -3,7 +3,7 @@
 # and runs each for a while on a corpus seeded from configs/, the datasets and the test fixtures.
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET=20] [TARGET...]      (targets: tests/fuzz/targets.txt)
-#   PTP_FUZZ_JOBS=2     run two targets at a time (default 1)
+#   PTP_FUZZ_JOBS=N     targets run at a time (default 2, or 1 on a single core)
 #   PTP_FUZZ_BUILD=dir  build directory (default build-fuzz)
 #
 # Before fuzzing, every target replays tests/fuzz/regressions/<target>/ and its seeds once. The grown
@@ -20,7 +20,8 @@ root=$PWD
 seconds=${1:-20}
 shift || true
 build=${PTP_FUZZ_BUILD:-build-fuzz}
-jobs=${PTP_FUZZ_JOBS:-1}
+cores=$(nproc 2>/dev/null || echo 1)
+jobs=${PTP_FUZZ_JOBS:-$((cores >= 2 ? 2 : 1))}
 
 # clang with the libFuzzer runtime (Debian: clang + libclang-rt-14-dev, installed by scripts/setup.sh).
 probe=$(mktemp -d)
@@ -67,14 +68,15 @@ run_target() {
   local common=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 "-artifact_prefix=$findings/")
   # 1. replay the regressions and seeds once (-runs=0 executes the given corpora and stops)
   if ! "$bin" "${common[@]}" -runs=0 "${existing[@]}" >"$log" 2>&1; then
-    echo "FAIL $t: a regression or seed input fails (see $log)"
+    echo "FAIL $t: a regression or seed input fails (log $log)"
+    grep -E "ERROR|FUZZ FINDING|runtime error|Test unit written|terminate called|what\(\)" "$log" | head -8 | sed 's/^/  /'
     return 1
   fi
   # 2. fuzz; new inputs go to the first directory, the grown corpus
   if ! "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" -print_final_stats=1 \
       "$corpus" "${existing[@]}" >>"$log" 2>&1; then
     echo "FAIL $t: finding, reproducer in $findings/ (log $log); reproduce with: $bin <file>"
-    grep -E "ERROR|FUZZ FINDING|runtime error|Test unit written|terminate called" "$log" | head -8 | sed 's/^/  /'
+    grep -E "ERROR|FUZZ FINDING|runtime error|Test unit written|terminate called|what\(\)" "$log" | head -8 | sed 's/^/  /'
     return 1
   fi
   local execs rate
