@@ -7,7 +7,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "../analytical/parallelism.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/vocab/csv.hpp"

@@ -337,10 +337,8 @@ TrainResult train_bundle(const TrainOptions& o) {
   const Booster final_aggregator = o.blind ? Booster::train(bx, by, run_feature_names(true), agg)
                                            : Booster::train(ax, ay, run_feature_names(false), agg);
   std::set<std::string> precisions_seen(precisions.begin(), precisions.end());
-  const char* xgb_version = nullptr;
   int major = 0, minor = 0, patch = 0;
   XGBoostVersion(&major, &minor, &patch);
-  (void)xgb_version;
   nlohmann::json manifest = {
       {"schema_version", kBundleSchemaVersion},
       {"dataset_schema_version", "1"},

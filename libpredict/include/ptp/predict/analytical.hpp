@@ -74,6 +74,8 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
 
 // Steps, seconds, GPU-hours and cost from the per-iteration time.
 void fill_totals(const ResolvedJob& job, Prediction& p);
+// Model FLOP utilisation from the per-iteration time (after anything rescales it).
+void fill_mfu(const ResolvedJob& job, Prediction& out);
 
 // A sweep row for a job that cannot be predicted (invalid layout for the cluster, unknown id): the
 // job's identity, valid = false and the error text; every number zero. For predict_session to emit
