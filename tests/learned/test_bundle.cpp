@@ -93,6 +93,18 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
     CHECK_THAT(load_error(dir), Catch::Contains("schema_version") && Catch::Contains("retrain"));
   }
+  {
+    // A booster of another width with consistent checksums (found by the hardening work: it used to
+    // load and then fail inside XGBoost with an internal error).
+    const auto dir = copy_bundle();
+    fs::copy_file(dir + "/communication.ubj", dir + "/aggregator.ubj", fs::copy_options::overwrite_existing);
+    auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
+    manifest["files"]["aggregator"]["sha256"] = sha256_file(dir + "/aggregator.ubj");
+    const std::string text = manifest.dump(2) + "\n";
+    std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
+    std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
+    CHECK_THAT(load_error(dir), Catch::Contains("aggregator.ubj") && Catch::Contains("features"));
+  }
   CHECK_THAT(load_error("/nonexistent-bundle"), Catch::Contains("not found"));
 }
 

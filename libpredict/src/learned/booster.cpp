@@ -97,6 +97,12 @@ Booster Booster::load(const std::string& bytes, const std::string& origin) {
   return b;
 }
 
+std::size_t Booster::num_features() const {
+  bst_ulong n = 0;
+  check(XGBoosterGetNumFeature(handle_, &n), "num_feature");
+  return static_cast<std::size_t>(n);
+}
+
 std::string Booster::save_ubj() const {
   bst_ulong len = 0;
   const char* raw = nullptr;

@@ -67,7 +67,12 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       const std::string text = read_text(path);
       require(sha256_hex(text) == m.at("files").at(key).at("sha256").get<std::string>(), path, "",
               "checksum mismatch with manifest.json: the booster is corrupted or was replaced");
-      return Booster::load(text, path);
+      Booster booster = Booster::load(text, path);
+      const std::size_t listed = m.at("features").at(key).size();
+      require(booster.num_features() == listed, path, "",
+              "booster expects " + std::to_string(booster.num_features()) + " features but manifest.json lists " +
+                  std::to_string(listed));
+      return booster;
     };
     b.aggregator = load_booster("aggregator");
     std::set<std::string> maths;

@@ -42,6 +42,7 @@ class Booster {
   // Universal Binary JSON: loads several times faster than text JSON, same round-trip guarantees.
   static Booster load(const std::string& bytes, const std::string& origin);
   std::string save_ubj() const;
+  std::size_t num_features() const;
   std::vector<float> predict(const DenseMatrix& x) const;
   float predict_one(const std::vector<float>& row) const;
   bool empty() const { return handle_ == nullptr; }
