@@ -23,8 +23,7 @@ Predictor::~Predictor() = default;
 Prediction Predictor::predict(const JobSpec& job) const {
   const ResolvedJob resolved = resolve_job(job, catalogs_);
   if (bundle_) return bundle_->predict(resolved, constants_);
-  Prediction p = predict_analytical(resolved, constants_);
-  return p;
+  return predict_analytical(resolved, constants_);
 }
 
 }  // namespace ptp

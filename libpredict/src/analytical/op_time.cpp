@@ -117,7 +117,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     if (const double learned = k.op_model->seconds(op, job, false); learned >= 0) t.forward_s = learned;
   }
   // Backward reads the output gradient and the saved input, writes the input (and weight) gradients.
-  const double bwd_bytes = op.kind == OpKind::embedding ? 2 * fwd_bytes : 2 * fwd_bytes;
+  const double bwd_bytes = 2 * fwd_bytes;
   t.backward_s = kernel_time(op.bwd_flops, bwd_bytes, emax_mem);
   if (k.op_model) {
     if (const double learned = k.op_model->seconds(op, job, true); learned >= 0) t.backward_s = learned;
