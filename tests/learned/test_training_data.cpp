@@ -25,7 +25,7 @@ std::string runs_header() {
   for (const auto& c : runs_schema().column_names()) h += (h.empty() ? "" : ",") + c;
   return h + "\n";
 }
-std::string runs_row(const std::string& step) {
+std::string runs_row(const std::string& step, const std::string& quality_flag = "") {
   // model, precision, gpu, num_gpus, batch_size and step_time_s filled; all else empty
   std::string row;
   for (const auto& c : runs_schema().column_names()) {
@@ -39,6 +39,7 @@ std::string runs_row(const std::string& step) {
     if (c == "num_gpus") v = "8";
     if (c == "batch_size") v = "256";
     if (c == "step_time_s") v = step;
+    if (c == "quality_flag") v = quality_flag;
     row += (row.empty() ? "" : ",") + v;
   }
   return row + "\n";
@@ -83,6 +84,16 @@ TEST_CASE("exclusions are counted with their reason, never silently dropped", "[
   CHECK(t.rows.size() == 1);
   CHECK(t.excluded.at("model not in the zoo") == 1);
   CHECK(t.total_rows == 2);
+}
+
+TEST_CASE("rows whose step time the source itself puts in doubt are excluded by flag", "[training_data]") {
+  // Synthetic rows (unit test only): one clean, one per doubtful flag, one with an unrelated flag.
+  const std::string text = runs_header() + runs_row("0.5") + runs_row("0.5", "unit_ambiguous") +
+                           runs_row("0.5", "batch_inferred;batch_inconsistent") + runs_row("0.5", "batch_inferred");
+  const auto t = load_runs(ptp::test::write_temp_file("runs.csv", text));
+  CHECK(t.rows.size() == 2);
+  CHECK(t.excluded.at("the source says the throughput unit is ambiguous (tokens or sequences)") == 1);
+  CHECK(t.excluded.at("the batch the step time is derived from contradicts a batch the source states") == 1);
 }
 
 TEST_CASE("framework names normalise", "[training_data]") {

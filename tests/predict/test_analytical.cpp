@@ -93,3 +93,24 @@ TEST_CASE("bigger batches amortize fixed costs", "[analytical]") {
   const auto large = predict("resnet50", "amp_fp16", "a100-sxm4-80gb", 1, 256);
   CHECK(large.samples_per_second > small.samples_per_second);
 }
+
+TEST_CASE("embedding lookups move the weights' dtype: FP32 under autocast, 16-bit when pure", "[analytical]") {
+  const auto resolve = [](const std::string& precision) {
+    const std::string text = "model: ncf\nprecision: " + precision +
+                             "\nbatch_size: 1000000\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 1}\n";
+    return resolve_job(parse_job_spec(YamlReader::load_string(text, "job.yaml")), catalogs());
+  };
+  const auto fp32 = resolve("fp32"), amp = resolve("amp_fp16"), pure = resolve("fp16");
+  const AnalyticalConstants k;
+  int embeddings = 0;
+  for (std::size_t i = 0; i < amp.workload.ops.size(); ++i) {
+    const Op& op = amp.workload.ops[i];
+    if (op.kind != OpKind::embedding) continue;
+    ++embeddings;
+    const double t32 = analytical_op_time(fp32.workload.ops[i], fp32, k).forward_s;
+    // autocast casts matmuls and convs, not embeddings: the gather stays as slow as FP32.
+    CHECK(analytical_op_time(op, amp, k).forward_s == Approx(t32));
+    CHECK(analytical_op_time(pure.workload.ops[i], pure, k).forward_s < 0.75 * t32);
+  }
+  CHECK(embeddings > 0);
+}

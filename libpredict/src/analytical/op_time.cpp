@@ -93,7 +93,9 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       fwd_bytes = (op.elements_in + op.elements_out) * p.elementwise_bytes;
       break;
     case OpKind::embedding:
-      fwd_bytes = (op.elements_out * p.elementwise_bytes) + op.m * 8;
+      // A lookup gathers rows of the weights as stored: autocast leaves embeddings alone, so under
+      // AMP the gathered rows (and their gradients) stay FP32.
+      fwd_bytes = (op.elements_out * p.param_bytes) + op.m * 8;
       break;
   }
   // XLA and JAX fuse elementwise chains into their producers.

@@ -43,6 +43,8 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
     {"moe_or_hybrid", "MoE/hybrid model: active parameters and routing not described"},
     {"model_unnamed", "model not named"},
     {"batch_typo_suspected", "batch size probably a typo in the source"},
+    {"unit_ambiguous", "the source says the throughput unit is ambiguous (tokens or sequences)"},
+    {"batch_inconsistent", "the batch the step time is derived from contradicts a batch the source states"},
 };
 
 // Counts (GPUs, ranks, lengths, degrees) become ints: a value no int holds (1e12 GPUs, seq_len 1e300)
