@@ -1,6 +1,9 @@
 #include "ptp/predict/learned/booster.hpp"
 
 #include <xgboost/c_api.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <cmath>
 #include <stdexcept>
@@ -91,8 +94,17 @@ Booster Booster::load(const std::string& bytes, const std::string& origin) {
   BoosterHandle h = nullptr;
   check(XGBoosterCreate(nullptr, 0, &h), "create");
   b.handle_ = h;
-  if (XGBoosterLoadModelFromBuffer(h, bytes.data(), bytes.size()) != 0)
-    throw InputError(origin, 0, 0, "", "not a valid XGBoost model: " + last_error());
+  // XGBoost 1.7 unpacks trees in an OpenMP loop sized by the calling thread's default team, whatever
+  // the booster's nthread says; a team of spinning threads costs a CLI call more than it saves.
+#ifdef _OPENMP
+  const int team = omp_get_max_threads();
+  omp_set_num_threads(1);
+#endif
+  const int rc = XGBoosterLoadModelFromBuffer(h, bytes.data(), bytes.size());
+#ifdef _OPENMP
+  omp_set_num_threads(team);
+#endif
+  if (rc != 0) throw InputError(origin, 0, 0, "", "not a valid XGBoost model: " + last_error());
   XGBoosterSetParam(h, "nthread", "1");
   return b;
 }
@@ -113,7 +125,9 @@ std::string Booster::save_ubj() const {
 std::vector<float> Booster::predict(const DenseMatrix& x) const {
   if (x.rows == 0) return {};
   Matrix m;
-  check(XGDMatrixCreateFromMat(x.values.data(), x.rows, x.cols, std::nanf(""), &m.h), "DMatrix");
+  // One thread: prediction matrices are a few rows to a few thousand, and an OpenMP team costs
+  // more to start (and spins afterwards) than it saves.
+  check(XGDMatrixCreateFromMat_omp(x.values.data(), x.rows, x.cols, std::nanf(""), &m.h, 1), "DMatrix");
   bst_ulong len = 0;
   const float* out = nullptr;
   check(XGBoosterPredict(handle_, m.h, 0, 0, 0, &len, &out), "predict");

@@ -1,6 +1,7 @@
 #pragma once
-// SHA-256 (FIPS 180-4) for bundle checksums and training-data hashes; small enough that pulling in
-// a crypto library for it is not worth the dependency.
+// SHA-256 for bundle checksums and training-data hashes. OpenSSL's libcrypto does the hashing: its
+// SHA-NI/AVX2 code is ~10x faster than a portable loop, and every learned prediction verifies ~1 MB
+// of boosters before it starts.
 #include <string>
 
 namespace ptp {
