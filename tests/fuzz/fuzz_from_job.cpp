@@ -1,0 +1,69 @@
+// `ptp-profile --from-job JOB.yaml`: load and resolve the job, translate its workload into sweep
+// points for the cuda and host backends, render them as sweep YAML and parse that back through the
+// same validation a sweep file gets. Oracle beyond the common one: the YAML generated from an
+// accepted job must itself be a valid sweep (an InputError there is a finding, not a clean refusal)
+// wherever this build registers the benchmarks it names.
+// Models are restricted to zoo ids (paths would read arbitrary files; model_yaml fuzzes those).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "from_job.hpp"
+#include "fuzz_common.hpp"
+#include "ptp/profile/microbenchmark.hpp"
+#include "ptp/profile/sweep.hpp"
+
+namespace {
+
+const std::string& job_path() {
+  static const std::string path = [] {
+    const auto dir = std::filesystem::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / "fuzz-from-job.yaml").string();
+  }();
+  return path;
+}
+
+bool model_is_a_path(const std::string& text) {
+  try {
+    const auto doc = ptp::YamlReader::load_string(text, "pre-scan");
+    if (!doc.is_map() || !doc.has("model") || !doc.child("model").is_scalar()) return false;
+    const std::string m = doc.child("model").as_string();
+    return m.find('/') != std::string::npos || m.find(".y") != std::string::npos || m.find(".json") != std::string::npos;
+  } catch (const ptp::InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ptp;
+  const std::string text = fuzz::text_of(data, size);
+  if (model_is_a_path(text)) return 0;
+  { std::ofstream(job_path(), std::ios::binary | std::ios::trunc) << text; }
+  for (const bool host : {false, true}) {
+    profile_app::JobSweep sweep;
+    try {
+      sweep = profile_app::load_job_sweep(job_path(), fuzz::config_dir(), host);
+    } catch (const InputError& e) {
+      fuzz::check_message(e.what(), "fuzz-from-job.yaml");
+      return 0;
+    }
+    const std::string yaml = profile_app::job_sweep_yaml(sweep, host);
+    // The cuda microbenchmarks are registered only in CUDA builds; without them the cuda YAML is
+    // rendered but cannot be validated.
+    if (sweep.points.empty() || !profile::Registry::instance().find(sweep.points.front().bench)) continue;
+    try {
+      const auto parsed = profile::parse_sweep(yaml, "from-job", host ? "host" : "a100-sxm4-80gb",
+                                               profile::Registry::instance());
+      if (parsed.points.size() < sweep.points.size())
+        fuzz::finding("sweep YAML lost points: " + std::to_string(sweep.points.size()) + " -> " +
+                      std::to_string(parsed.points.size()));
+    } catch (const InputError& e) {
+      fuzz::finding(std::string("generated sweep YAML rejected: ") + e.what());
+    }
+  }
+  return 0;
+}
