@@ -229,7 +229,9 @@ TrainResult train_bundle(const TrainOptions& o) {
       continue;
     }
     if (implied_matmul_utilization(row.job, rec.step_time_s) > kMaxPlausibleMatmulUtilization) {
-      ++run_excluded["step implies matrix multiplies above 80 % of the GPU's dense peak: not the configuration described"];
+      ++run_excluded["step implies matrix multiplies above " +
+                     std::to_string(static_cast<int>(std::lround(100 * kMaxPlausibleMatmulUtilization))) +
+                     " % of the GPU's dense peak: not the configuration described"];
       continue;
     }
     row.precision = rec.job.precision;
