@@ -55,6 +55,11 @@ export PTP_CONFIG_DIR=$root/configs
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# The lines of a fuzzer log that say what went wrong.
+finding_lines() {
+  grep -E "ERROR|FUZZ FINDING|runtime error|Test unit written|terminate called|what\(\)" "$1" | head -8 | sed 's/^/  /'
+}
+
 run_target() {
   local t=$1 bin=$build/tests/fuzz/fuzz_$1 corpus=$build/corpus/$1 findings=$build/findings/$1
   local log=$build/logs/$1.log
@@ -69,14 +74,14 @@ run_target() {
   # 1. replay the regressions and seeds once (-runs=0 executes the given corpora and stops)
   if ! "$bin" "${common[@]}" -runs=0 "${existing[@]}" >"$log" 2>&1; then
     echo "FAIL $t: a regression or seed input fails (log $log)"
-    grep -E "ERROR|FUZZ FINDING|runtime error|Test unit written|terminate called|what\(\)" "$log" | head -8 | sed 's/^/  /'
+    finding_lines "$log"
     return 1
   fi
   # 2. fuzz; new inputs go to the first directory, the grown corpus
   if ! "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" -print_final_stats=1 \
       "$corpus" "${existing[@]}" >>"$log" 2>&1; then
     echo "FAIL $t: finding, reproducer in $findings/ (log $log); reproduce with: $bin <file>"
-    grep -E "ERROR|FUZZ FINDING|runtime error|Test unit written|terminate called|what\(\)" "$log" | head -8 | sed 's/^/  /'
+    finding_lines "$log"
     return 1
   fi
   local execs rate

@@ -13,8 +13,6 @@ namespace ptp::profile_app {
 
 namespace {
 
-constexpr double kBucketBytes = 25e6;  // PyTorch DDP bucket_cap_mb=25, as the analytical model uses
-
 std::string num(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
 // GEMM operand dtype for a math mode (a GpuSpec peak_tflops key).
@@ -184,6 +182,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
         break;
       }
       case OpKind::norm: {
+        b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
         const double cols = op.params > 0 ? op.params / 2 : 0;  // norm(): params = 2 * channels
         if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
           b.memory("cuda_layernorm", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", normsm}},
@@ -223,11 +222,6 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
     }
   }
 
-  for (const Op& op : w.ops)
-    if (op.kind == OpKind::norm) {
-      b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
-      break;
-    }
   const auto& par = job.job.parallelism;
   if (!host && (par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1))
     b.note("tensor/context/expert-parallel and pipeline communication are not profiled (only the gradient collectives)");
@@ -256,10 +250,11 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
     } else {
       const double elem = pol.comm_bytes > 0 ? pol.comm_bytes : 4;
       const double total = dense_params * elem;
-      const double full = std::floor(total / kBucketBytes);
-      const double rest = std::round((total - full * kBucketBytes) / elem) * elem;
+      const double bucket = AnalyticalConstants{}.bucket_bytes;  // the buckets the predictor models
+      const double full = std::floor(total / bucket);
+      const double rest = std::round((total - full * bucket) / elem) * elem;
       std::vector<double> sizes;
-      if (full >= 1) sizes.push_back(kBucketBytes);
+      if (full >= 1) sizes.push_back(bucket);
       if (rest >= 1) sizes.push_back(rest);
       // Data-parallel peers on one node: model-parallel ranks (tensor x context) are innermost.
       const int inner = std::max(1, par.tensor * par.context);

@@ -1,6 +1,5 @@
 #include "ptp/predict/predict_session.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -72,15 +71,12 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
       for (const auto& ov : req.overrides) apply_override(root, ov);
       for (const auto& ov : combo) apply_override(root, ov);
       JobSpec job = parse_job_spec(YamlReader(root, file, ""));
-      if (combo.empty()) {
-        rows.push_back({combo, predictor.predict(job)});
-        continue;
-      }
       // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
       // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
       try {
         rows.push_back({combo, predictor.predict(job)});
       } catch (const InputError& e) {
+        if (combo.empty()) throw;
         rows.push_back({combo, invalid_prediction(job, e.what())});
       }
     }
@@ -108,14 +104,14 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   }
   if (!req.trace_path.empty()) {
     if (rows.size() != 1) throw InputError("--trace needs exactly one job (no sweep)");
-    // The trace draws every layer forward and backward for up to 64 micro-batches: 20000 layers x 64
-    // took 140 s and 5 GB for a 300 MB file. Refuse what no trace viewer could open anyway.
+    // 20000 layers x 64 micro-batches took 140 s and 5 GB for a 300 MB file. Refuse what no trace
+    // viewer could open anyway.
     const auto& p = rows.front().prediction;
-    const double events = 2.0 * static_cast<double>(p.layers.size()) * std::min(std::max(1, p.grad_accum), 64);
+    const double events = chrome_trace_layer_events(p);
     if (events > kMaxTraceEvents)
       throw InputError("--trace: " + std::to_string(p.layers.size()) + " layers x " +
-                       std::to_string(std::min(std::max(1, p.grad_accum), 64)) + " micro-batches is " +
-                       std::to_string(static_cast<long long>(events)) + " events, more than " +
+                       std::to_string(static_cast<long long>(events / (2.0 * static_cast<double>(p.layers.size())))) +
+                       " micro-batches is " + std::to_string(static_cast<long long>(events)) + " events, more than " +
                        std::to_string(kMaxTraceEvents) + "; trace a smaller grad_accum");
     out.trace_json = render_chrome_trace(p);
   }

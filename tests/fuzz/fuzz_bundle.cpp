@@ -5,7 +5,6 @@
 // the fuzzer gets past the integrity checks into the manifest and booster parsing; then the bundle
 // predicts a fixed job. (Checksum mismatches themselves are covered by tests/hostile/bundle/.)
 // Most inputs also get this build's feature lists, so stale seeds still reach the boosters.
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -62,7 +61,7 @@ const ptp::ResolvedJob& fixed_job() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ptp;
   static const fs::path dir = [] {
-    const auto d = fs::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid())) / "fuzz-bundle";
+    const fs::path d = fuzz::scratch_path("fuzz-bundle");
     fs::create_directories(d);
     return d;
   }();

@@ -10,12 +10,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+
+#include <unistd.h>
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/output.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/yaml_reader.hpp"
 
 namespace ptp::fuzz {
 
@@ -36,6 +40,31 @@ inline std::string config_dir() {
 inline const Catalogs& catalogs() {
   static const Catalogs c(config_dir());
   return c;
+}
+
+// A scratch file of this fuzzer process (its directory is created once): targets whose entry point
+// reads a path write the input there.
+inline std::string scratch_path(const std::string& name) {
+  static const std::filesystem::path dir = [] {
+    const auto d = std::filesystem::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return (dir / name).string();
+}
+
+// True when a job document's `model:` is a file path rather than a zoo id: a path would make the
+// fuzzer read arbitrary files (model_yaml fuzzes model files instead).
+inline bool model_is_a_path(const std::string& job_text) {
+  try {
+    const auto doc = YamlReader::load_string(job_text, "pre-scan");
+    if (!doc.is_map() || !doc.has("model") || !doc.child("model").is_scalar()) return false;
+    const std::string m = doc.child("model").as_string();
+    return m.find('/') != std::string::npos || m.find(".yaml") != std::string::npos ||
+           m.find(".yml") != std::string::npos || m.find(".json") != std::string::npos;
+  } catch (const InputError&) {
+    return false;
+  }
 }
 
 // The message of a rejected input as the CLI prints it.

@@ -1,7 +1,6 @@
 // Dataset CSV rows (datasets/*.csv, what ptp-profile writes and ptp-train reads): RFC 4180 parsing
 // with located errors, typed access to every cell, then ptp-train's runs/ops/collectives loaders on
 // the same text as a file.
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -38,11 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (back.rows()[i].cells != t.rows()[i].cells) fuzz::finding("CSV round trip changed cells");
   });
 
-  static const std::string path = [] {
-    const auto dir = std::filesystem::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / "fuzz.csv").string();
-  }();
+  static const std::string path = fuzz::scratch_path("fuzz.csv");
   { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
   fuzz::expect_clean("fuzz.csv", [&] {
     for (const auto& r : load_runs(path).rows)

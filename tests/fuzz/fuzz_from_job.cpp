@@ -4,9 +4,6 @@
 // accepted job must itself be a valid sweep (an InputError there is a finding, not a clean refusal)
 // wherever this build registers the benchmarks it names.
 // Models are restricted to zoo ids (paths would read arbitrary files; model_yaml fuzzes those).
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 
 #include "from_job.hpp"
@@ -14,39 +11,16 @@
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/profile/sweep.hpp"
 
-namespace {
-
-const std::string& job_path() {
-  static const std::string path = [] {
-    const auto dir = std::filesystem::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / "fuzz-from-job.yaml").string();
-  }();
-  return path;
-}
-
-bool model_is_a_path(const std::string& text) {
-  try {
-    const auto doc = ptp::YamlReader::load_string(text, "pre-scan");
-    if (!doc.is_map() || !doc.has("model") || !doc.child("model").is_scalar()) return false;
-    const std::string m = doc.child("model").as_string();
-    return m.find('/') != std::string::npos || m.find(".y") != std::string::npos || m.find(".json") != std::string::npos;
-  } catch (const ptp::InputError&) {
-    return false;
-  }
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ptp;
   const std::string text = fuzz::text_of(data, size);
-  if (model_is_a_path(text)) return 0;
-  { std::ofstream(job_path(), std::ios::binary | std::ios::trunc) << text; }
+  if (fuzz::model_is_a_path(text)) return 0;
+  static const std::string job_path = fuzz::scratch_path("fuzz-from-job.yaml");
+  { std::ofstream(job_path, std::ios::binary | std::ios::trunc) << text; }
   for (const bool host : {false, true}) {
     profile_app::JobSweep sweep;
     try {
-      sweep = profile_app::load_job_sweep(job_path(), fuzz::config_dir(), host);
+      sweep = profile_app::load_job_sweep(job_path, fuzz::config_dir(), host);
     } catch (const InputError& e) {
       fuzz::check_message(e.what(), "fuzz-from-job.yaml");
       return 0;

@@ -4,9 +4,6 @@
 //   #set key=value       (--set)        #sweep key=v1,v2   (--sweep, at most 16 points in all)
 //   #format json|jsonl|csv|table        #trace             (render the Chrome trace too)
 // Models are restricted to zoo ids (paths would read arbitrary files; model_yaml fuzzes those).
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,31 +12,14 @@
 #include "fuzz_common.hpp"
 #include "ptp/predict/predict_session.hpp"
 
-namespace {
-
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos || s.find(".yaml") != std::string::npos ||
-         s.find(".json") != std::string::npos || s.find(".yml") != std::string::npos;
-}
-
-const std::string& job_path() {
-  static const std::string path = [] {
-    const auto dir = std::filesystem::temp_directory_path() / ("ptp-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / "fuzz-job.yaml").string();
-  }();
-  return path;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ptp;
   const std::string text = fuzz::text_of(data, size);
   static const Predictor predictor(fuzz::config_dir(), "", false);
 
+  static const std::string job_path = fuzz::scratch_path("fuzz-job.yaml");
   PredictRequest req;
-  req.job_files = {job_path()};
+  req.job_files = {job_path};
   bool flags = false;
   double points = 1;
   std::istringstream lines(text);
@@ -56,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         req.format = line.substr(8);
         flags = true;
       } else if (line == "#trace") {
-        req.trace_path = job_path() + ".trace.json";  // rendered, never written by run_predictions
+        req.trace_path = job_path + ".trace.json";  // rendered, never written by run_predictions
       }
     } catch (const InputError& e) {
       fuzz::check_message(e.what(), "");
@@ -68,15 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (ov.first.rfind("model", 0) == 0) return 0;
   for (const auto& axis : req.sweeps)
     if (axis.key.rfind("model", 0) == 0) return 0;
-  try {  // model must be a zoo id (or invalid): never a path
-    const auto doc = YamlReader::load_string(text, "pre-scan");
-    if (doc.is_map() && doc.has("model") && doc.child("model").is_scalar() &&
-        looks_like_path(doc.child("model").as_string()))
-      return 0;
-  } catch (const InputError&) {
-  }
+  if (fuzz::model_is_a_path(text)) return 0;
 
-  { std::ofstream(job_path(), std::ios::binary | std::ios::trunc) << text; }
+  { std::ofstream(job_path, std::ios::binary | std::ios::trunc) << text; }
   // Flag errors (--format, --sweep, a sweep on a json print) name the flag, not the file.
   fuzz::expect_clean(flags ? "" : "fuzz-job.yaml", [&] {
     const PredictOutcome out = run_predictions(req, predictor);

@@ -55,17 +55,3 @@ TEST_CASE("op and collective features: roofline and ring bounds", "[features]") 
   CHECK(collective_bound_seconds(c, a100, nullptr) == Approx(2.0 * 7 / 8 * 1e9 / 300e9));
   CHECK(collective_features(c, a100, nullptr).size() == collective_feature_names().size());
 }
-
-TEST_CASE("implied matmul utilization: model GEMM FLOPs over the policy's dense peak", "[features]") {
-  const auto amp = job("amp_fp16", "a100-sxm4-80gb");
-  const auto fp32 = job("fp32", "a100-sxm4-80gb");
-  CHECK(policy_peak_flops(amp) == Approx(312e12));
-  CHECK(policy_peak_flops(fp32) == Approx(19.5e12));
-  // BERT-large, 32 x 128 tokens: ~6 x 335M x 4096 matmul FLOPs per step (+ attention).
-  const double u = implied_matmul_utilization(amp, 1.0);
-  CHECK(u * 312e12 > 6 * 300e6 * 4096);
-  CHECK(u * 312e12 < 6 * 400e6 * 4096);
-  // Halving the step doubles the implied rate; the FP32 peak is 16x lower than the FP16 one.
-  CHECK(implied_matmul_utilization(amp, 0.5) == Approx(2 * u));
-  CHECK(implied_matmul_utilization(fp32, 1.0) == Approx(u * 312.0 / 19.5));
-}

@@ -126,15 +126,7 @@ double ep_bytes_per_block(double tokens_per_rank, double hidden, double topk, do
 // matmul parameters, active experts only) and attention counted without the causal halving
 // (12 L s d per token, the PaLM / Megatron convention).
 double model_flops_per_microbatch(const Workload& w);
-// Dense peak MFU is measured against: BF16 (FP16 on GPUs without BF16), and the policy's GEMM math.
-struct PeakBasis {
-  std::string math;
-  double flops = 0;
-};
-PeakBasis mfu_reference_peak(const GpuSpec& g);
-PeakBasis precision_peak(const GpuSpec& g, const PrecisionPolicy& p);
-// Fills model_flops_per_step, mfu, mfu_precision_peak and their bases from the iteration time.
-void fill_mfu(const ResolvedJob& job, Prediction& out);
+// mfu_reference_peak, precision_peak and fill_mfu are public: ptp/predict/analytical.hpp.
 
 // Per-stage, per-micro-batch times on one GPU.
 struct StageTime {

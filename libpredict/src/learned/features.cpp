@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ptp/predict/analytical.hpp"
+
 namespace ptp {
 
 namespace {
@@ -11,25 +13,6 @@ float lg(double v) { return static_cast<float>(std::log10(std::max(v, 1e-12))); 
 const std::vector<std::string> kFrameworks{"pytorch", "tensorflow", "mxnet", "paddle", "jax"};
 
 }  // namespace
-
-double policy_peak_flops(const ResolvedJob& job) {
-  const auto& g = *job.gpu;
-  const auto& p = *job.policy;
-  for (const auto& math : {p.gemm_math, p.fallback_math, std::string("fp32")})
-    if (g.has_math(math)) return g.peak_flops(math);
-  return g.peak_flops("fp32");
-}
-
-double implied_matmul_utilization(const ResolvedJob& job, double step_s) {
-  double flops = 0;
-  for (const auto& op : job.workload.ops)
-    if (op.kind == OpKind::gemm || op.kind == OpKind::attention_bmm || op.kind == OpKind::fused_attention ||
-        op.kind == OpKind::rnn)
-      flops += op.fwd_flops + op.bwd_flops;
-  const double per_gpu_step = flops * job.job.grad_accum;
-  const double capacity = step_s * policy_peak_flops(job);
-  return capacity > 0 ? per_gpu_step / capacity : 0;
-}
 
 const std::vector<std::string>& run_feature_names(bool blind) {
   static const std::vector<std::string> common = {
@@ -87,7 +70,7 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   v.push_back(lg(j.grad_accum));
   v.push_back(lg(job.samples_per_step));
   if (!blind) {
-    const double peak = policy_peak_flops(job);
+    const double peak = precision_peak(g, p).flops;
     v.push_back(p.uses_tensor_cores ? 1.f : 0.f);
     v.push_back(static_cast<float>(peak / g.peak_flops("fp32")));
     v.push_back(lg(peak));

@@ -6,6 +6,13 @@ namespace ptp {
 
 namespace {
 std::string trained_math(const std::string& math) { return math == "bf16" ? "fp16" : math; }
+
+// Sweeps and repeated layers ask for the same feature rows over and over; the caches key a row by
+// its bytes and are dropped whole when they grow past this.
+constexpr std::size_t kMaxCachedRows = 200000;
+std::string row_key(const std::vector<float>& row) {
+  return std::string(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(float));
+}
 }  // namespace
 
 bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) {
@@ -51,7 +58,9 @@ void LearnedOpModel::prepare(const ResolvedJob& job) const {
   struct Slot { const Op* op; bool backward; std::size_t first, count; };
   std::vector<Slot> slots;
   std::vector<OpShape> launches;
-  std::vector<std::vector<float>> keys;
+  std::vector<std::string> keys;
+  std::vector<std::size_t> missing;  // indices into keys of rows the cache lacks, in x's order
+  if (cache_.size() > kMaxCachedRows) cache_.clear();
   for (const auto& op : job.workload.ops) {
     for (bool backward : {false, true}) {
       if (!op_shape_of(op, job, backward, launches)) break;
@@ -62,30 +71,22 @@ void LearnedOpModel::prepare(const ResolvedJob& job) const {
       slots.push_back({&op, backward, bounds.size(), launches.size()});
       for (auto s : launches) {
         s.math = trained_math(s.math);
-        keys.push_back(op_features(s, *job.gpu));
+        const auto row = op_features(s, *job.gpu);
+        keys.push_back(row_key(row));
+        if (cache_.emplace(keys.back(), 0.f).second) {  // placeholder until the batch is predicted
+          missing.push_back(keys.size() - 1);
+          x.add_row(row);
+        }
         bounds.push_back(op_roofline_seconds(s, *job.gpu));
       }
     }
   }
-  // Sweeps and repeated layers ask for the same kernel shapes over and over: predict each distinct
-  // feature row once and remember it.
-  if (cache_.size() > kMaxCachedShapes) cache_.clear();
-  std::vector<std::string> raw(keys.size());
-  std::vector<std::size_t> missing;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    raw[i].assign(reinterpret_cast<const char*>(keys[i].data()), keys[i].size() * sizeof(float));
-    if (!cache_.count(raw[i])) {
-      missing.push_back(i);
-      cache_.emplace(raw[i], 0.f);
-      x.add_row(keys[i]);
-    }
-  }
   const auto fresh = booster_.predict(x);
-  for (std::size_t j = 0; j < missing.size(); ++j) cache_[raw[missing[j]]] = fresh[j];
+  for (std::size_t j = 0; j < missing.size(); ++j) cache_[keys[missing[j]]] = fresh[j];
   for (const auto& s : slots) {
     double t = 0;
     for (std::size_t i = s.first; i < s.first + s.count; ++i)
-      t += bounds[i] * std::exp(static_cast<double>(cache_.at(raw[i])));
+      t += bounds[i] * std::exp(static_cast<double>(cache_.at(keys[i])));
     auto& entry = prepared_.try_emplace(s.op, -1.0, -1.0).first->second;
     (s.backward ? entry.second : entry.first) = t;
   }
@@ -98,7 +99,7 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob&, bool backward) 
 }
 
 double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob& job, double) const {
-  if (cache_.size() > 100000) cache_.clear();
+  if (cache_.size() > kMaxCachedRows) cache_.clear();
   CollectiveShape c;
   c.bytes = bytes;
   c.ranks = job.data_parallel;
@@ -106,7 +107,7 @@ double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob
   c.nodes = (c.ranks + c.ranks_per_node - 1) / c.ranks_per_node;
   const double bound = collective_bound_seconds(c, *job.gpu, job.fabric);
   const auto features = collective_features(c, *job.gpu, job.fabric);
-  const std::string key(reinterpret_cast<const char*>(features.data()), features.size() * sizeof(float));
+  const std::string key = row_key(features);
   auto it = cache_.find(key);
   if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(features)).first;
   return bound * std::exp(static_cast<double>(it->second));

@@ -116,11 +116,11 @@ std::vector<double> ape_of(const std::vector<double>& measured, const std::vecto
 
 // ---- runs ------------------------------------------------------------------------------------
 
-// End-to-end training keeps its matrix multiplies well below the dense peak (the best published
-// large-scale runs reach ~0.6 of it). A published step that implies more than this fraction cannot
-// be the configuration its row describes (e.g. DLE BERT phase-2 rows at 1.2x the V100 FP32 peak),
-// so the row is excluded rather than learned.
-constexpr double kMaxPlausibleMatmulUtilization = 0.8;
+// End-to-end training stays well below the dense peak (the best published large-scale runs reach an
+// MFU of ~0.6). A published step whose MFU against the policy's own GEMM peak would exceed this
+// cannot be the configuration its row describes (e.g. DLE BERT phase-2 rows at 1.2x the V100 FP32
+// peak), so the row is excluded rather than learned.
+constexpr double kMaxPlausibleMfu = 0.8;
 
 struct RunRow {
   const RunRecord* record;
@@ -228,10 +228,12 @@ TrainResult train_bundle(const TrainOptions& o) {
       ++run_excluded["cannot be stated as a job spec: " + why.substr(0, 70)];
       continue;
     }
-    if (implied_matmul_utilization(row.job, rec.step_time_s) > kMaxPlausibleMatmulUtilization) {
-      ++run_excluded["step implies matrix multiplies above " +
-                     std::to_string(static_cast<int>(std::lround(100 * kMaxPlausibleMatmulUtilization))) +
-                     " % of the GPU's dense peak: not the configuration described"];
+    Prediction at_measured_step;
+    at_measured_step.iteration_s = rec.step_time_s;
+    fill_mfu(row.job, at_measured_step);
+    if (at_measured_step.mfu_precision_peak > kMaxPlausibleMfu) {
+      ++run_excluded["step implies an MFU above " + std::to_string(static_cast<int>(std::lround(100 * kMaxPlausibleMfu))) +
+                     " % of the policy's dense peak: not the configuration described"];
       continue;
     }
     row.precision = rec.job.precision;
@@ -242,9 +244,9 @@ TrainResult train_bundle(const TrainOptions& o) {
   }
   // Composing each run through the learned lower levels is the expensive part; rows are
   // independent, so worker threads each take every n-th row with their own booster copies.
+  const std::string compute_bytes = compute->booster().save_ubj();
+  const std::string comm_bytes = communication->booster().save_ubj();
   {
-    const std::string compute_bytes = compute->booster().save_ubj();
-    const std::string comm_bytes = communication->booster().save_ubj();
     const int workers = std::max(1, std::min(o.threads, 8));
     auto work = [&](int w) {
       LearnedOpModel op_model(Booster::load(compute_bytes, "compute"), compute->maths());
@@ -370,8 +372,8 @@ TrainResult train_bundle(const TrainOptions& o) {
       {"interval", {{"log_q_low", interval.log_q_low}, {"log_q_high", interval.log_q_high}}},
       {"metrics", metrics}};
   std::map<std::string, std::string> files = {{"aggregator", final_aggregator.save_ubj()},
-                                              {"compute", compute->booster().save_ubj()},
-                                              {"communication", communication->booster().save_ubj()}};
+                                              {"compute", compute_bytes},
+                                              {"communication", comm_bytes}};
   write_bundle(o.out_dir, manifest, files);
 
   // Report: markdown, per-row predictions, plot.
@@ -411,36 +413,28 @@ TrainResult train_bundle(const TrainOptions& o) {
     }
     md += "\n";
   }
-  md += "\n## By GPU family (MAPE %)\n\n| family | analytical |";
-  for (const auto& s : split_names) md += " " + s + " |";
-  md += "\n|---|---|";
-  for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|";
-  md += "\n";
-  std::set<std::string> fam(families.begin(), families.end());
-  for (const auto& f : fam) {
-    md += "| " + f + " | " + metrics["analytical"]["by_gpu_family"][f]["mape"].dump() + " |";
-    for (const auto& s : split_names) {
-      const auto& g = metrics["cv"][s]["learned"]["by_gpu_family"];
-      md += " " + (g.contains(f) ? g[f]["mape"].dump() : std::string("-")) + " |";
-    }
+  // Learned error per group and split, with the analytical model's beside it. Per model it shows
+  // where leave-one-model-out error comes from (a held-out model's error is mostly what its
+  // description leaves out, which no other model can teach the aggregator).
+  auto group_table = [&](const std::string& title, const std::string& column, const char* key,
+                         const std::vector<std::string>& labels) {
+    md += "\n## By " + title + " (MAPE %)\n\n| " + column + " | rows | analytical |";
+    for (const auto& s : split_names) md += " " + s + " |";
+    md += "\n|---|---|---|";
+    for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|";
     md += "\n";
-  }
-  // Per model: where leave-one-model-out error comes from (a held-out model's error is mostly what
-  // its description leaves out, which no other model can teach the aggregator).
-  md += "\n## By model (MAPE %)\n\n| model | rows | analytical |";
-  for (const auto& s : split_names) md += " " + s + " |";
-  md += "\n|---|---|---|";
-  for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|";
-  md += "\n";
-  for (const auto& m : std::set<std::string>(models.begin(), models.end())) {
-    const auto& a = metrics["analytical"]["by_model"][m];
-    md += "| " + m + " | " + a["n"].dump() + " | " + a["mape"].dump() + " |";
-    for (const auto& s : split_names) {
-      const auto& g = metrics["cv"][s]["learned"]["by_model"];
-      md += " " + (g.contains(m) ? g[m]["mape"].dump() : std::string("-")) + " |";
+    for (const auto& label : std::set<std::string>(labels.begin(), labels.end())) {
+      const auto& a = metrics["analytical"][key][label];
+      md += "| " + label + " | " + a["n"].dump() + " | " + a["mape"].dump() + " |";
+      for (const auto& s : split_names) {
+        const auto& g = metrics["cv"][s]["learned"][key];
+        md += " " + (g.contains(label) ? g[label]["mape"].dump() : std::string("-")) + " |";
+      }
+      md += "\n";
     }
-    md += "\n";
-  }
+  };
+  group_table("GPU family", "family", "by_gpu_family", families);
+  group_table("model", "model", "by_model", models);
   if (metrics.contains("compute") && metrics.contains("communication"))
     md += "\n## Lower levels\n\n- compute model (op time vs roofline), leave-one-GPU-out: " +
         metrics["compute"]["leave_one_gpu_out"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +

@@ -2,7 +2,17 @@
 // a communication stream with the all-reduce buckets of the last micro-batch, then the optimizer.
 #include "ptp/predict/output.hpp"
 
+#include <algorithm>
+
 namespace ptp {
+
+namespace {
+constexpr int kTracedMicrobatches = 64;
+}  // namespace
+
+double chrome_trace_layer_events(const Prediction& p) {
+  return 2.0 * static_cast<double>(p.layers.size()) * std::min(std::max(1, p.grad_accum), kTracedMicrobatches);
+}
 
 std::string render_chrome_trace(const Prediction& p) {
   using nlohmann::json;
@@ -22,7 +32,7 @@ std::string render_chrome_trace(const Prediction& p) {
   const double fscale = gpu_fwd > 0 ? (b.forward / accum) / gpu_fwd : 0;
   const double bscale = gpu_bwd > 0 ? (b.backward / accum) / gpu_bwd : 0;
   double t = 0;
-  for (int mb = 0; mb < static_cast<int>(accum) && mb < 64; ++mb) {
+  for (int mb = 0; mb < static_cast<int>(accum) && mb < kTracedMicrobatches; ++mb) {
     const std::string tag = accum > 1 ? " [mb " + std::to_string(mb) + "]" : "";
     for (const auto& l : p.layers) {
       ev("fwd " + l.name + tag, "forward", 1, t, l.forward_s * fscale);

@@ -2,6 +2,8 @@
 // The analytical predictor: per-op roofline at the policy's dtypes with efficiency curves,
 // bucketed ring all-reduce over intra/inter-node links, backward/all-reduce overlap, optimizer and
 // loss-scaling passes, and a memory estimate. Always available; the learned bundle refines it.
+#include <string>
+
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
@@ -74,7 +76,16 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
 
 // Steps, seconds, GPU-hours and cost from the per-iteration time.
 void fill_totals(const ResolvedJob& job, Prediction& p);
-// Model FLOP utilisation from the per-iteration time (after anything rescales it).
+// Dense peaks MFU is measured against: BF16 (FP16 on GPUs without BF16), and the policy's GEMM math
+// (after falling back when the GPU lacks it).
+struct PeakBasis {
+  std::string math;
+  double flops = 0;
+};
+PeakBasis mfu_reference_peak(const GpuSpec& g);
+PeakBasis precision_peak(const GpuSpec& g, const PrecisionPolicy& p);
+// Model FLOP utilisation from the per-iteration time (after anything rescales it): fills
+// model_flops_per_step, mfu, mfu_precision_peak and their bases.
 void fill_mfu(const ResolvedJob& job, Prediction& out);
 
 // A sweep row for a job that cannot be predicted (invalid layout for the cluster, unknown id): the

@@ -19,12 +19,6 @@ namespace ptp {
 const std::vector<std::string>& run_feature_names(bool blind);
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind);
 
-// Dense peak of the policy's GEMM math on the job's GPU (after falling back when the GPU lacks it).
-double policy_peak_flops(const ResolvedJob& job);
-// Fraction of that peak the job's matrix multiplies (GEMM, attention, RNN; convs excluded because
-// Winograd/FFT beat their direct count) would run at if one optimizer step took `step_s`.
-double implied_matmul_utilization(const ResolvedJob& job, double step_s);
-
 // Compute model: one kernel.
 struct OpShape {
   std::string op_class;  // gemm | batched_gemm | elementwise | layernorm | softmax

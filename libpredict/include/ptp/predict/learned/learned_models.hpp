@@ -27,7 +27,6 @@ class LearnedOpModel : public OpTimeModel {
   Booster booster_;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
   mutable std::unordered_map<const Op*, std::pair<double, double>> prepared_;  // fwd, bwd seconds
-  static constexpr std::size_t kMaxCachedShapes = 200000;
   mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
 };
 
