@@ -35,6 +35,7 @@ TEST_CASE("bad model YAMLs are InputErrors naming file and field", "[models][err
       {"huge_repeat.yaml", "params.blocks[0].repeat", "out of range"},
       {"deep_nesting.yaml", "params.blocks[0].params.blocks[0]", "nest more than 4 levels"},
       {"unknown_op.yaml", "params.blocks[0].op", "unknown op 'conv3d'"},
+      {"unknown_norm_type.yaml", "params.blocks[1].type", "expected batch or layer"},
       {"efficientnet_negative_width.yaml", "params.width", "out of range"},
       {"recommender_negative_rows.yaml", "params.tables[1]", "out of range"},
       {"seq2seq_unknown_key.yaml", "params.atention", "unknown key"},

@@ -114,3 +114,30 @@ TEST_CASE("embedding lookups move the weights' dtype: FP32 under autocast, 16-bi
   }
   CHECK(embeddings > 0);
 }
+
+TEST_CASE("autocast runs batch norm at the activation dtype and keeps layer norm in FP32", "[analytical]") {
+  const auto resolve = [](const std::string& model, const std::string& precision) {
+    const std::string text = "model: " + model + "\nprecision: " + precision + "\nbatch_size: 64\nseq_len: 128\n" +
+                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: 1}\n";
+    return resolve_job(parse_job_spec(YamlReader::load_string(text, "job.yaml")), catalogs());
+  };
+  const AnalyticalConstants k;
+  // Same op, same shapes, two policies: the forward time ratio of a memory-bound norm is its byte ratio.
+  const auto norm_ratio = [&](const std::string& model, bool want_batch_norm) {
+    const auto fp32 = resolve(model, "fp32"), amp = resolve(model, "amp_fp16");
+    for (std::size_t i = 0; i < amp.workload.ops.size(); ++i) {
+      const Op& op = amp.workload.ops[i];
+      if (op.kind != OpKind::norm || op.batch_norm != want_batch_norm || op.elements_in < 1e6) continue;
+      return analytical_op_time(op, amp, k).forward_s / analytical_op_time(fp32.workload.ops[i], fp32, k).forward_s;
+    }
+    return -1.0;
+  };
+  const double batch_norm = norm_ratio("resnet50", true);
+  const double layer_norm = norm_ratio("bert-large", false);
+  REQUIRE(batch_norm > 0);
+  REQUIRE(layer_norm > 0);
+  CHECK(batch_norm == Approx(0.5).margin(0.05));  // FP16 activations in and out
+  CHECK(layer_norm == Approx(1.0).margin(0.05));  // promoted to FP32 by autocast
+  // Composite YAMLs mark theirs with `type: batch` (ssd300's backbone and extra layers).
+  CHECK(norm_ratio("ssd300", true) == Approx(batch_norm).margin(0.05));
+}

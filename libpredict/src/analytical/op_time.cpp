@@ -84,6 +84,8 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       break;
     }
     case OpKind::norm:
+      fwd_bytes = (op.elements_in + op.elements_out) * p.norm_io_bytes(op.batch_norm);
+      break;
     case OpKind::softmax:
     case OpKind::loss:
       fwd_bytes = (op.elements_in + op.elements_out) * p.norm_softmax_bytes;

@@ -68,8 +68,11 @@ void explicit_op(const YamlReader& b, const BuildContext& ctx, GraphBuilder& g) 
     b.check_keys({"op", "name", "repeat", "same_layer", "scale", "batch", "m", "n", "k"});
     g.bmm(name, B * scale * num("batch", 1), num("m"), num("n"), num("k"));
   } else if (op == "norm") {
-    b.check_keys({"op", "name", "repeat", "same_layer", "scale", "elements", "channels"});
-    g.norm(name, B * scale * num("elements"), num("channels", 0));
+    b.check_keys({"op", "name", "repeat", "same_layer", "scale", "elements", "channels", "type"});
+    const std::string type = b.get_string("type", "layer");
+    if (type == "batch") g.batch_norm(name, B * scale * num("elements"), num("channels", 0));
+    else if (type == "layer") g.norm(name, B * scale * num("elements"), num("channels", 0));
+    else b.child("type").fail("expected batch or layer (layer also covers RMS norm)");
   } else if (op == "softmax") {
     b.check_keys({"op", "name", "repeat", "same_layer", "scale", "elements"});
     g.softmax(name, B * scale * num("elements"));

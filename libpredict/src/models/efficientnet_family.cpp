@@ -44,7 +44,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
   g.begin_layer();
   g.set_prefix("stem");
   auto sp = g.conv2d("conv", B, in_ch, {image, image}, stem, 3, 2, 1, false, /*input_grad=*/false);
-  g.norm("bn", B * stem * sp.h * sp.w, stem);
+  g.batch_norm("bn", B * stem * sp.h * sp.w, stem);
   g.elementwise("swish", B * stem * sp.h * sp.w, 1, kSwishFlops);
 
   double channels = stem;
@@ -60,12 +60,12 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
       const double expanded = channels * st.expand;
       if (st.expand != 1) {
         g.conv2d("expand_conv", B, channels, sp, expanded, 1, 1);
-        g.norm("expand_bn", B * expanded * sp.h * sp.w, expanded);
+        g.batch_norm("expand_bn", B * expanded * sp.h * sp.w, expanded);
         g.elementwise("expand_swish", B * expanded * sp.h * sp.w, 1, kSwishFlops);
       }
       const auto out_sp = g.conv2d("dw_conv", B, expanded, sp, expanded, st.kernel, stride, expanded);
       const double dw_elems = B * expanded * out_sp.h * out_sp.w;
-      g.norm("dw_bn", dw_elems, expanded);
+      g.batch_norm("dw_bn", dw_elems, expanded);
       g.elementwise("dw_swish", dw_elems, 1, kSwishFlops);
       if (se_ratio > 0) {
         // Squeeze width follows the block's input channels (not the expanded ones), as in the paper's code.
@@ -79,7 +79,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
       }
       g.conv2d("project_conv", B, expanded, out_sp, out, 1, 1);
       const double out_elems = B * out * out_sp.h * out_sp.w;
-      g.norm("project_bn", out_elems, out);
+      g.batch_norm("project_bn", out_elems, out);
       if (stride == 1 && channels == out) {
         // drop-connect (stochastic depth) mask + residual add
         g.elementwise("drop_connect_add", out_elems, 2, 2);
@@ -92,7 +92,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
   g.begin_layer();
   g.set_prefix("head");
   g.conv2d("conv", B, channels, sp, head, 1, 1);
-  g.norm("bn", B * head * sp.h * sp.w, head);
+  g.batch_norm("bn", B * head * sp.h * sp.w, head);
   g.elementwise("swish", B * head * sp.h * sp.w, 1, kSwishFlops);
   g.pooling("avgpool", B * head * sp.h * sp.w, B * head);
   g.elementwise("dropout", B * head, 1, 2);

@@ -25,7 +25,7 @@ void generate_resnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder&
 
   g.begin_layer();
   auto sp = g.conv2d("stem_conv", B, in_ch, {image_h, image_w}, width, 7, 2, 1, false, false);
-  g.norm("stem_bn", B * width * sp.h * sp.w, width);
+  g.batch_norm("stem_bn", B * width * sp.h * sp.w, width);
   g.elementwise("stem_relu", B * width * sp.h * sp.w, 1, 1);
   GraphBuilder::Spatial pooled{std::ceil(sp.h / 2), std::ceil(sp.w / 2)};
   g.pooling("stem_maxpool", B * width * sp.h * sp.w, B * width * pooled.h * pooled.w);
@@ -44,20 +44,20 @@ void generate_resnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder&
       GraphBuilder::Spatial cur = sp;
       if (bottleneck) {
         cur = g.conv2d("conv1", B, channels, cur, mid, 1, 1);
-        g.norm("bn1", B * mid * cur.h * cur.w, mid);
+        g.batch_norm("bn1", B * mid * cur.h * cur.w, mid);
         g.elementwise("relu1", B * mid * cur.h * cur.w, 1, 1);
         cur = g.conv2d("conv2", B, mid, cur, mid, 3, stride, groups);
-        g.norm("bn2", B * mid * cur.h * cur.w, mid);
+        g.batch_norm("bn2", B * mid * cur.h * cur.w, mid);
         g.elementwise("relu2", B * mid * cur.h * cur.w, 1, 1);
         cur = g.conv2d("conv3", B, mid, cur, out, 1, 1);
       } else {
         cur = g.conv2d("conv1", B, channels, cur, out, 3, stride);
-        g.norm("bn1", B * out * cur.h * cur.w, out);
+        g.batch_norm("bn1", B * out * cur.h * cur.w, out);
         g.elementwise("relu1", B * out * cur.h * cur.w, 1, 1);
         cur = g.conv2d("conv2", B, out, cur, out, 3, 1);
       }
       const double out_elems = B * out * cur.h * cur.w;
-      g.norm("bn3", out_elems, out);
+      g.batch_norm("bn3", out_elems, out);
       if (se_reduction > 0) {
         const double squeezed = std::max(1.0, std::floor(out / se_reduction));
         g.pooling("se_pool", out_elems, B * out);
@@ -69,7 +69,7 @@ void generate_resnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder&
       }
       if (b == 0) {
         g.conv2d("downsample", B, channels, in_sp, out, 1, stride);
-        g.norm("downsample_bn", out_elems, out);
+        g.batch_norm("downsample_bn", out_elems, out);
       }
       g.elementwise("residual_add_relu", out_elems, 2, 2);
       channels = out;

@@ -161,6 +161,11 @@ void GraphBuilder::norm(const std::string& name, double elements, double channel
   add(o);
 }
 
+void GraphBuilder::batch_norm(const std::string& name, double elements, double channels) {
+  norm(name, elements, channels);
+  w_.ops.back().batch_norm = true;
+}
+
 void GraphBuilder::softmax(const std::string& name, double elements) {
   Op o;
   o.name = name;

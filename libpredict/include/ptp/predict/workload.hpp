@@ -26,6 +26,9 @@ struct Op {
   // Embedding tables updated sparsely (only the looked-up rows, as DLRM's SGD does): their weights
   // count for memory but are neither all-reduced nor swept by the optimizer.
   bool sparse_update = false;
+  // Batch norm (per-channel batch statistics) rather than layer/RMS norm: autocast and AMP graph
+  // rewriters run it at its input's dtype, where they keep layer norms in FP32.
+  bool batch_norm = false;
 };
 
 struct Workload {
@@ -67,7 +70,8 @@ class GraphBuilder {
   // 1-D convolution over time (speech models): returns output length
   double conv1d(const std::string& name, double batch, double cin, double length, double cout, double kernel,
                 double stride = 1, double dilation = 1, bool bias = true);
-  void norm(const std::string& name, double elements, double channels);  // layer/batch/rms norm
+  void norm(const std::string& name, double elements, double channels);  // layer/RMS norm
+  void batch_norm(const std::string& name, double elements, double channels);
   void softmax(const std::string& name, double elements);
   void elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
   // table_params: parameters of the table when it is not rows x dim (adaptive embeddings), 0 when

@@ -18,7 +18,7 @@ struct PrecisionPolicy {
   // Bytes per element moved by each op class at this policy.
   double gemm_io_bytes;        // GEMM/conv operands and outputs
   double elementwise_bytes;    // activations, dropout, residual adds
-  double norm_softmax_bytes;   // layernorm/batchnorm/softmax I/O (AMP keeps these in FP32)
+  double norm_softmax_bytes;   // layer norm/softmax/loss I/O (autocast keeps these in FP32)
   double activation_bytes;     // activations stashed for backward
   // Per-parameter state.
   double param_bytes;          // weights as stored
@@ -34,6 +34,11 @@ struct PrecisionPolicy {
   bool half_precision;         // 16-bit or narrower compute anywhere
   int min_compute_capability;  // x10: 80 means sm_80
   std::string comm_dtype;      // for collectives rows: fp32 | fp16 | bf16
+
+  // Element size a norm reads and writes. Batch norm is not on autocast's FP32 list (nor on TF/MXNet
+  // AMP's): cuDNN takes half-precision activations with FP32 statistics, so it moves activation-sized
+  // elements; layer/RMS norms are promoted to FP32.
+  double norm_io_bytes(bool batch_norm) const { return batch_norm ? elementwise_bytes : norm_softmax_bytes; }
 };
 
 const std::vector<PrecisionPolicy>& precision_table();
