@@ -141,12 +141,11 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
   const Workload& w = job.workload;
   b.out.name = "job-" + w.model_id;
   b.out.ops = static_cast<int>(w.ops.size());
-  const std::string act = storage_dtype(pol.elementwise_bytes, pol);
-  const std::string softmax_dtype = storage_dtype(pol.norm_softmax_bytes, pol);
   double dense_params = 0;
 
   for (const Op& op : w.ops) {
     if (!op.sparse_update) dense_params += op.params;
+    const std::string io_dtype = storage_dtype(op_element_bytes(op, pol), pol);  // memory-bound ops
     switch (op.kind) {
       case OpKind::gemm:
       case OpKind::attention_bmm:
@@ -184,41 +183,40 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
       case OpKind::norm: {
         b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
         const double cols = op.params > 0 ? op.params / 2 : 0;  // norm(): params = 2 * channels
-        const std::string norm_dtype = storage_dtype(pol.norm_io_bytes(op.batch_norm), pol);
         if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
-          b.memory("cuda_layernorm", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", norm_dtype}},
+          b.memory("cuda_layernorm", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
                    op.elements_in);
         else
-          b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", norm_dtype}}, op.elements_in);
+          b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
         break;
       }
       case OpKind::softmax: {
         const double cols = w.seq_len;
         if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
-          b.memory("cuda_softmax", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", softmax_dtype}},
+          b.memory("cuda_softmax", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
                    op.elements_in);
         else
-          b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", softmax_dtype}}, op.elements_in);
+          b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
         break;
       }
       case OpKind::loss: {  // softmax cross-entropy over rows x classes
         const double rows = op.elements_out, cols = rows > 0 ? op.elements_in / rows : 0;
         if (rows >= 1 && cols >= 1 && cols == std::floor(cols))
-          b.memory("cuda_softmax", {{"rows", num(rows)}, {"cols", num(cols)}, {"dtype", softmax_dtype}}, op.elements_in);
+          b.memory("cuda_softmax", {{"rows", num(rows)}, {"cols", num(cols)}, {"dtype", io_dtype}}, op.elements_in);
         break;
       }
       case OpKind::elementwise:
         if (op.elements_out >= 1)
           b.add(host ? "host_elementwise" : "cuda_elementwise",
-                {{"op", elementwise_kind(op.name)}, {"elements", num(op.elements_out)}, {"dtype", act}});
+                {{"op", elementwise_kind(op.name)}, {"elements", num(op.elements_out)}, {"dtype", io_dtype}});
         break;
       case OpKind::embedding:
         if (op.m >= 1 && op.n >= 1 && op.k >= 1)
-          b.memory("cuda_embedding", {{"vocab", num(op.k)}, {"dim", num(op.n)}, {"tokens", num(op.m)}, {"dtype", act}},
+          b.memory("cuda_embedding", {{"vocab", num(op.k)}, {"dim", num(op.n)}, {"tokens", num(op.m)}, {"dtype", io_dtype}},
                    op.elements_out);
         break;
       case OpKind::pooling:
-        if (op.elements_in >= 1) b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", act}}, op.elements_in);
+        if (op.elements_in >= 1) b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
         break;
     }
   }

@@ -110,7 +110,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     const double events = chrome_trace_layer_events(p);
     if (events > kMaxTraceEvents)
       throw InputError("--trace: " + std::to_string(p.layers.size()) + " layers x " +
-                       std::to_string(static_cast<long long>(events / (2.0 * static_cast<double>(p.layers.size())))) +
+                       std::to_string(chrome_trace_microbatches(p)) +
                        " micro-batches is " + std::to_string(static_cast<long long>(events)) + " events, more than " +
                        std::to_string(kMaxTraceEvents) + "; trace a smaller grad_accum");
     out.trace_json = render_chrome_trace(p);

@@ -66,6 +66,8 @@ TEST_CASE("from-job: BERT-large AMP expands to its GEMMs (fwd, dgrad, wgrad), de
   CHECK(has(s, "cuda_layernorm", {{"rows", "8192"}, {"cols", "1024"}, {"dtype", "fp32"}}));
   CHECK(count(s, "cuda_softmax") >= 1);
   CHECK(count(s, "cuda_elementwise") >= 1);
+  // Word-embedding lookups: autocast leaves embeddings alone, so they gather FP32 rows (as predicted).
+  CHECK(has(s, "cuda_embedding", {{"vocab", "30522"}, {"dim", "1024"}, {"tokens", "8192"}, {"dtype", "fp32"}}));
   CHECK(count(s, "cuda_optimizer") == 1);
   // 16 GPUs on 2 nodes: 25 MB buckets + the remainder, intra-node (8 ranks) and across nodes (16).
   CHECK(has(s, "nccl_all_reduce", {{"size_bytes", "25000000"}, {"dtype", "fp32"}, {"ranks", "8"}, {"nodes", "1"}}));
@@ -90,6 +92,10 @@ TEST_CASE("from-job: ResNet-50 convolutions are recovered as cuDNN shapes") {
   CHECK(count(s, "cudnn_conv_bwd_data") + 1 == count(s, "cudnn_conv_fwd"));
   // fc: 2048 -> 1000 over the batch.
   CHECK(has(s, "cublaslt_gemm", {{"m", "256"}, {"n", "1000"}, {"k", "2048"}, {"dtype", "fp16"}}));
+  // Batch norms run at the activation dtype under autocast: layer1's over 256*56*56 rows x 64 channels.
+  CHECK(has(s, "cuda_layernorm", {{"rows", "802816"}, {"cols", "64"}, {"dtype", "fp16"}}));
+  for (const auto& p : s.points)
+    if (p.bench == "cuda_layernorm") CHECK(p.params.at("dtype") == "fp16");
   CHECK(count(s, "cuda_optimizer") == 1);
   CHECK(count(s, "nccl_all_reduce") == 2);  // 8 GPUs, one node: full bucket + remainder
 }

@@ -23,6 +23,32 @@ std::string op_math_mode(const Op& op, const ResolvedJob& job) {
   return math;
 }
 
+double op_element_bytes(const Op& op, const PrecisionPolicy& p) {
+  switch (op.kind) {
+    case OpKind::norm:
+      // Batch norm is on neither autocast's FP32 list nor TF/MXNet AMP's: cuDNN takes half-precision
+      // activations with FP32 statistics. Layer/RMS norms are promoted to FP32.
+      return op.batch_norm ? p.elementwise_bytes : p.norm_softmax_bytes;
+    case OpKind::softmax:
+    case OpKind::loss:
+      return p.norm_softmax_bytes;
+    case OpKind::elementwise:
+    case OpKind::pooling:
+      return p.elementwise_bytes;
+    case OpKind::embedding:
+      // A lookup gathers rows of the weights as stored: autocast leaves embeddings alone, so under
+      // AMP the gathered rows (and their gradients) stay FP32.
+      return p.param_bytes;
+    case OpKind::gemm:
+    case OpKind::attention_bmm:
+    case OpKind::fused_attention:
+    case OpKind::conv:
+    case OpKind::rnn:
+      break;
+  }
+  return p.gemm_io_bytes;
+}
+
 namespace {
 
 bool aligned_for_tensor_cores(const Op& op, const std::string& math) {
@@ -84,20 +110,14 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       break;
     }
     case OpKind::norm:
-      fwd_bytes = (op.elements_in + op.elements_out) * p.norm_io_bytes(op.batch_norm);
-      break;
     case OpKind::softmax:
     case OpKind::loss:
-      fwd_bytes = (op.elements_in + op.elements_out) * p.norm_softmax_bytes;
-      break;
     case OpKind::elementwise:
     case OpKind::pooling:
-      fwd_bytes = (op.elements_in + op.elements_out) * p.elementwise_bytes;
+      fwd_bytes = (op.elements_in + op.elements_out) * op_element_bytes(op, p);
       break;
     case OpKind::embedding:
-      // A lookup gathers rows of the weights as stored: autocast leaves embeddings alone, so under
-      // AMP the gathered rows (and their gradients) stay FP32.
-      fwd_bytes = (op.elements_out * p.param_bytes) + op.m * 8;
+      fwd_bytes = op.elements_out * op_element_bytes(op, p) + op.m * 8;  // rows gathered + int64 indices
       break;
   }
   // XLA and JAX fuse elementwise chains into their producers.

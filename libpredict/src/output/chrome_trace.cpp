@@ -10,8 +10,10 @@ namespace {
 constexpr int kTracedMicrobatches = 64;
 }  // namespace
 
+int chrome_trace_microbatches(const Prediction& p) { return std::min(std::max(1, p.grad_accum), kTracedMicrobatches); }
+
 double chrome_trace_layer_events(const Prediction& p) {
-  return 2.0 * static_cast<double>(p.layers.size()) * std::min(std::max(1, p.grad_accum), kTracedMicrobatches);
+  return 2.0 * static_cast<double>(p.layers.size()) * chrome_trace_microbatches(p);
 }
 
 std::string render_chrome_trace(const Prediction& p) {
@@ -32,7 +34,8 @@ std::string render_chrome_trace(const Prediction& p) {
   const double fscale = gpu_fwd > 0 ? (b.forward / accum) / gpu_fwd : 0;
   const double bscale = gpu_bwd > 0 ? (b.backward / accum) / gpu_bwd : 0;
   double t = 0;
-  for (int mb = 0; mb < static_cast<int>(accum) && mb < kTracedMicrobatches; ++mb) {
+  const int traced = chrome_trace_microbatches(p);
+  for (int mb = 0; mb < traced; ++mb) {
     const std::string tag = accum > 1 ? " [mb " + std::to_string(mb) + "]" : "";
     for (const auto& l : p.layers) {
       ev("fwd " + l.name + tag, "forward", 1, t, l.forward_s * fscale);

@@ -57,6 +57,10 @@ struct AnalyticalConstants {
 
 // Math mode an op runs in under the job's policy, after falling back when the GPU lacks it.
 std::string op_math_mode(const Op& op, const ResolvedJob& job);
+// Element size a memory-bound op (norm, softmax, loss, elementwise, pooling, embedding) reads and
+// writes under the policy; the predictor, the learned op model and ptp-profile --from-job share it.
+// GEMM-class ops get the policy's GEMM operand size (before any FP32 fallback of their math).
+double op_element_bytes(const Op& op, const PrecisionPolicy& p);
 
 struct OpTime {
   double forward_s = 0, backward_s = 0;

@@ -21,8 +21,9 @@ std::string render_csv(const std::vector<SweepRow>& rows);        // header + on
 std::string render_table(const Prediction& p);                    // readable report of one job
 std::string render_sweep_table(const std::vector<SweepRow>& rows);  // one line per row, speed-up vs first
 std::string render_chrome_trace(const Prediction& p);             // Perfetto / chrome://tracing JSON
-// Layer events render_chrome_trace draws: forward and backward per layer for each of the first 64
-// micro-batches (later ones repeat them).
+// Micro-batches render_chrome_trace draws (the first 64; later ones repeat them), and its layer
+// events: forward and backward per layer for each of them.
+int chrome_trace_microbatches(const Prediction& p);
 double chrome_trace_layer_events(const Prediction& p);
 
 std::string human_duration(double seconds);

@@ -34,11 +34,6 @@ struct PrecisionPolicy {
   bool half_precision;         // 16-bit or narrower compute anywhere
   int min_compute_capability;  // x10: 80 means sm_80
   std::string comm_dtype;      // for collectives rows: fp32 | fp16 | bf16
-
-  // Element size a norm reads and writes. Batch norm is not on autocast's FP32 list (nor on TF/MXNet
-  // AMP's): cuDNN takes half-precision activations with FP32 statistics, so it moves activation-sized
-  // elements; layer/RMS norms are promoted to FP32.
-  double norm_io_bytes(bool batch_norm) const { return batch_norm ? elementwise_bytes : norm_softmax_bytes; }
 };
 
 const std::vector<PrecisionPolicy>& precision_table();
