@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, double*> knobs{{"gemm_tc_emax", &k.gemm_tc_emax},
                                               {"fused_attention_emax", &k.fused_attention_emax},
                                               {"memory_emax", &k.memory_emax},
+                                              {"tc_power_exponent", &k.tc_power_exponent},
                                               {"tp_exposed", &pk.tp_exposed},
                                               {"p2p_exposed", &pk.p2p_exposed},
                                               {"dp_overlap", &pk.dp_overlap},
@@ -103,7 +104,8 @@ int main(int argc, char** argv) {
       const auto eq = kv.find('=');
       const auto it = knobs.find(kv.substr(0, eq));
       if (eq == std::string::npos || it == knobs.end()) {
-        std::cerr << "--constant NAME=VALUE with NAME one of gemm_tc_emax fused_attention_emax memory_emax tp_exposed "
+        std::cerr << "--constant NAME=VALUE with NAME one of gemm_tc_emax fused_attention_emax memory_emax "
+                     "tc_power_exponent tp_exposed "
                      "p2p_exposed dp_overlap a2a_exposed\n";
         return 2;
       }

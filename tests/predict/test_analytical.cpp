@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/job_spec.hpp"
 
@@ -140,4 +142,40 @@ TEST_CASE("autocast runs batch norm at the activation dtype and keeps layer norm
   CHECK(layer_norm == Approx(1.0).margin(0.05));  // promoted to FP32 by autocast
   // Composite YAMLs mark theirs with `type: batch` (ssd300's backbone and extra layers).
   CHECK(norm_ratio("ssd300", true) == Approx(batch_norm).margin(0.05));
+}
+
+TEST_CASE("GPUs with more tensor FLOP/s per board watt than A100 SXM4 reach less of their tensor peak",
+          "[analytical]") {
+  const AnalyticalConstants k;
+  const auto gpu = [](const std::string& id) -> const GpuSpec& { return catalogs().gpus().get(id, ""); };
+  const double b200 = tensor_core_power_derating(gpu("b200-sxm-180gb"), k);
+  // 2250 TFLOP/s at 1000 W is 2.9x A100 SXM4's 0.78 TFLOP/s per W.
+  CHECK(b200 == Approx(std::pow(2250.0 / 1000 / 0.78, -k.tc_power_exponent)).epsilon(1e-6));
+  CHECK(b200 < tensor_core_power_derating(gpu("h100-sxm5-80gb"), k));
+  CHECK(tensor_core_power_derating(gpu("h100-sxm5-80gb"), k) < 1.0);
+  CHECK(tensor_core_power_derating(gpu("a100-sxm4-80gb"), k) == 1.0);  // the reference itself
+  CHECK(tensor_core_power_derating(gpu("v100-sxm2-16gb"), k) == 1.0);  // below it: no derating
+  GpuSpec unknown_power = gpu("h100-sxm5-80gb");
+  unknown_power.tdp_w = 0;
+  CHECK(tensor_core_power_derating(unknown_power, k) == 1.0);
+
+  // It acts on tensor-core math only: an H100 FP32 job keeps its SIMT efficiency.
+  const auto resolve = [](const std::string& precision) {
+    const std::string text = "model: bert-large\nprecision: " + precision +
+                             "\nbatch_size: 32\nseq_len: 128\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 1}\n";
+    return resolve_job(parse_job_spec(YamlReader::load_string(text, "job.yaml")), catalogs());
+  };
+  AnalyticalConstants no_derating = k;
+  no_derating.tc_power_exponent = 0;
+  const auto bf16 = resolve("amp_bf16"), fp32 = resolve("fp32");
+  int gemms = 0;
+  for (std::size_t i = 0; i < bf16.workload.ops.size(); ++i) {
+    const Op& op = bf16.workload.ops[i];
+    if (op.kind != OpKind::gemm || op.fwd_flops < 1e10) continue;
+    ++gemms;
+    CHECK(analytical_op_time(op, bf16, k).forward_s > analytical_op_time(op, bf16, no_derating).forward_s);
+    CHECK(analytical_op_time(fp32.workload.ops[i], fp32, k).forward_s ==
+          Approx(analytical_op_time(fp32.workload.ops[i], fp32, no_derating).forward_s));
+  }
+  CHECK(gemms > 0);
 }

@@ -79,6 +79,12 @@ double saturating(double emax, double work, double rate, double t_half) {
 
 }  // namespace
 
+double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k) {
+  if (g.tdp_w <= 0) return 1.0;
+  const double flops_per_w = mfu_reference_peak(g).flops / g.tdp_w;
+  return std::pow(std::max(1.0, flops_per_w / k.tc_power_ref_flops_per_w), -k.tc_power_exponent);
+}
+
 OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k) {
   const auto& p = *job.policy;
   const auto& g = *job.gpu;
@@ -106,6 +112,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       else if (op.kind == OpKind::rnn) emax_compute = k.rnn_emax;
       else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
       if (tensor_core && !aligned_for_tensor_cores(op, math)) emax_compute *= k.misaligned_tensor_core_factor;
+      if (tensor_core) emax_compute *= tensor_core_power_derating(g, k);
       if (!tensor_core && winograd_eligible(op)) emax_compute *= k.winograd_simt_speedup;
       break;
     }

@@ -39,6 +39,11 @@ struct AnalyticalConstants {
   // weight-gradient reductions across the batch); calibrated globally with the line above.
   double depthwise_memory_factor = 0.5;
   double attention_emax = 0.45, fused_attention_emax = 0.42;
+  // Dense tensor-core work draws power in proportion to its rate: a GPU whose dense 16-bit peak per
+  // board watt exceeds A100 SXM4's (312 TFLOP/s at 400 W, the GPU the emax values above were set on)
+  // drops its clock under sustained GEMMs. Its tensor-core emax scales by (ratio)^-exponent; the
+  // exponent was set on the LLM runs (H100/B200/GB200 were predicted 18-30 % too fast at 0).
+  double tc_power_ref_flops_per_w = 312e12 / 400, tc_power_exponent = 0.2;
   double rnn_emax = 0.45;
   double memory_emax = 0.70, memory_t_half_s = 2e-6, gather_emax = 0.40;
   double misaligned_tensor_core_factor = 0.5;  // dims not multiples of 8 at 16-bit, 16 at 8-bit
@@ -57,6 +62,8 @@ struct AnalyticalConstants {
 
 // Math mode an op runs in under the job's policy, after falling back when the GPU lacks it.
 std::string op_math_mode(const Op& op, const ResolvedJob& job);
+// Factor (<= 1) on a tensor-core op's emax for a GPU that cannot hold its clock at full tensor rate.
+double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k);
 // Element size a memory-bound op (norm, softmax, loss, elementwise, pooling, embedding) reads and
 // writes under the policy; the predictor, the learned op model and ptp-profile --from-job share it.
 // GEMM-class ops get the policy's GEMM operand size (before any FP32 fallback of their math).
