@@ -179,3 +179,12 @@ TEST_CASE("GPUs with more tensor FLOP/s per board watt than A100 SXM4 reach less
   }
   CHECK(gemms > 0);
 }
+
+TEST_CASE("model FLOPs count conv work, so a CNN's MFU is its real utilisation", "[analytical]") {
+  const auto p = predict("resnet50", "amp_fp16", "a100-sxm4-80gb", 1, 256);
+  // ResNet-50 v1.5 forward: ~4.1 GMACs = ~8.2 GFLOPs per 224x224 image; training counts 3x forward.
+  CHECK(p.model_flops_per_step / (3.0 * 256) == Approx(8.2e9).epsilon(0.05));
+  CHECK(p.mfu == Approx(p.model_flops_per_step / (p.iteration_s * 312e12)));
+  CHECK(p.mfu > 0.05);
+  CHECK(p.mfu < 0.8);
+}

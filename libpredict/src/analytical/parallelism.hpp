@@ -124,8 +124,9 @@ double ep_bytes_per_block(double tokens_per_rank, double hidden, double topk, do
 
 // Model FLOPs (the MFU numerator): 3 x forward FLOPs of the GEMMs (6 N per token with N the
 // matmul parameters, active experts only) and attention counted without the causal halving
-// (12 L s d per token, the PaLM / Megatron convention).
-double model_flops_per_microbatch(const Workload& w);
+// (12 L s d per token, the PaLM / Megatron convention). Convs and RNN cells count at their direct
+// FLOPs; include_conv = false leaves convs out (cuDNN's FP32 Winograd kernels beat their direct count).
+double model_flops_per_microbatch(const Workload& w, bool include_conv = true);
 // mfu_reference_peak, precision_peak and fill_mfu are public: ptp/predict/analytical.hpp.
 
 // Per-stage, per-micro-batch times on one GPU.

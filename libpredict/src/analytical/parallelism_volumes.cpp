@@ -68,10 +68,12 @@ double ep_bytes_per_block(double tokens_per_rank, double hidden, double topk, do
   return 4 * tokens_per_rank * topk * hidden * elem_bytes;  // dispatch + combine, forward + backward
 }
 
-double model_flops_per_microbatch(const Workload& w) {
+double model_flops_per_microbatch(const Workload& w, bool include_conv) {
   double fwd = 0;
   for (const auto& op : w.ops) {
-    if (op.kind == OpKind::gemm || op.kind == OpKind::attention_bmm) fwd += op.fwd_flops;
+    if (op.kind == OpKind::gemm || op.kind == OpKind::attention_bmm || op.kind == OpKind::rnn ||
+        (include_conv && op.kind == OpKind::conv))
+      fwd += op.fwd_flops;
     // Fused attention is stored with the causal halving; the MFU convention counts it whole.
     else if (op.kind == OpKind::fused_attention) fwd += 4 * op.batch * op.m * op.n * op.k;
   }

@@ -37,6 +37,14 @@ void fill_mfu(const ResolvedJob& job, Prediction& out) {
   out.mfu_precision_peak_basis = describe(own);
 }
 
+double implied_matmul_utilization(const ResolvedJob& job, double step_s) {
+  const double flops = model_flops_per_microbatch(job.workload, false) * job.job.grad_accum *
+                       std::max(1, job.data_parallel);
+  const double peak = precision_peak(*job.gpu, *job.policy).flops;
+  const double gpu_seconds = step_s * job.job.cluster.num_gpus;
+  return peak > 0 && gpu_seconds > 0 ? flops / (gpu_seconds * peak) : 0;
+}
+
 Prediction invalid_prediction(const JobSpec& job, const std::string& error) {
   Prediction p;
   p.valid = false;

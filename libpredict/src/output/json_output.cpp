@@ -49,8 +49,9 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["mfu"] = p.mfu;
   j["mfu_precision_peak"] = p.mfu_precision_peak;
   j["mfu_basis"] = {{"model_flops_per_step", p.model_flops_per_step},
-                    {"model_flops", "6 x matmul params (active) x tokens + 12 x layers x seq_len x attention width x "
-                                    "tokens (attention not halved for causal masks)"},
+                    {"model_flops", "3 x forward FLOPs of the GEMM, conv and RNN ops (6 x matmul params (active) x "
+                                    "tokens for transformers) + 12 x layers x seq_len x attention width x tokens "
+                                    "(attention not halved for causal masks)"},
                     {"mfu_peak", p.mfu_peak_basis},
                     {"mfu_precision_peak", p.mfu_precision_peak_basis}};
   const auto& l = p.layout;

@@ -98,6 +98,10 @@ PeakBasis precision_peak(const GpuSpec& g, const PrecisionPolicy& p);
 // Model FLOP utilisation from the per-iteration time (after anything rescales it): fills
 // model_flops_per_step, mfu, mfu_precision_peak and their bases.
 void fill_mfu(const ResolvedJob& job, Prediction& out);
+// Fraction of the policy's dense peak that a step time implies for the job's GEMM, attention and RNN
+// work, convs left out (FP32 Winograd convs legitimately beat their direct FLOP count): the training
+// data's check that a published step is physically possible for the configuration it states.
+double implied_matmul_utilization(const ResolvedJob& job, double step_s);
 
 // A sweep row for a job that cannot be predicted (invalid layout for the cluster, unknown id): the
 // job's identity, valid = false and the error text; every number zero. For predict_session to emit
