@@ -2,8 +2,8 @@
 """Cross-validated error of ptp-train across random seeds.
 
 The aggregator subsamples rows and columns, so one seed's leave-one-model-out MAPE moves by about
-+-0.6 points from another's. A modelling change is judged on the mean over seeds, not on the
-shipped seed alone. Each seed trains a throwaway bundle in a temp dir (~15 s per seed on 2 cores).
++-0.5 points from another's. A modelling change is judged on the mean over seeds, not on the
+shipped seed alone. Each seed trains a throwaway bundle in a temp dir (~20 s per seed on 2 cores).
 
   scripts/cv_seed_spread.py [--train build/apps/ptp-train/ptp-train] [--data datasets] [--seeds 7 1 2 3]
 """
