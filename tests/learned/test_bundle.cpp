@@ -121,3 +121,22 @@ TEST_CASE("training is deterministic for a fixed seed", "[bundle][determinism]")
     CHECK(sha256_file(o.out_dir + "/" + f) == sha256_file(trained_bundle() + "/" + f));
   }
 }
+
+TEST_CASE("cross-validation gives the same figures whether its folds run on one thread or two",
+          "[bundle][determinism]") {
+  auto train_with = [](int threads) {
+    TrainOptions o;
+    o.data_dir = std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture";
+    o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+    o.out_dir = ptp::test::temp_dir() + "/cv-threads-" + std::to_string(threads);
+    o.cross_validate = true;
+    o.threads = threads;
+    train_bundle(o);
+    return o.out_dir;
+  };
+  const std::string one = train_with(1), two = train_with(2);
+  for (const char* f : {"manifest.json", "report/predictions.csv", "aggregator.ubj"}) {
+    INFO(f);
+    CHECK(sha256_file(one + "/" + f) == sha256_file(two + "/" + f));
+  }
+}
