@@ -5,6 +5,8 @@
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
+#include <sstream>
+
 using namespace ptp;
 
 namespace {
@@ -101,4 +103,40 @@ TEST_CASE("framework names normalise", "[training_data]") {
   CHECK(framework_id("TensorFlow2") == "tensorflow");
   CHECK(framework_id("MXNet") == "mxnet");
   CHECK(framework_id("PaddlePaddle") == "paddle");
+}
+
+TEST_CASE("a longer-sequence run faster in tokens/s than a shorter one of the same setup is excluded",
+          "[training_data]") {
+  // Synthetic rows (unit test only): BERT-large at seq 128 and seq 512, same GPU, precision and count.
+  auto bert_row = [](const std::string& id, int seq, int batch, const std::string& step, const std::string& gpu) {
+    std::string row = runs_row(step);
+    auto set = [&row](const std::string& from, const std::string& to) { row.replace(row.find(from), from.size(), to); };
+    set("r1", id);
+    set("resnet50", "bert-large");
+    set("a100-sxm4-80gb", gpu);
+    set(",256,", "," + std::to_string(batch) + ",");
+    // seq_len is the column after the batch unit; fill it by position.
+    std::vector<std::string> cells;
+    std::stringstream ss(row.substr(0, row.size() - 1));
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    cells.resize(runs_schema().column_names().size());
+    const auto& names = runs_schema().column_names();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == "seq_len") cells[i] = std::to_string(seq);
+    std::string out;
+    for (const auto& c : cells) out += (out.empty() ? "" : ",") + c;
+    return out + "\n";
+  };
+  // seq 128: 64 x 128 x 8 GPUs tokens in 0.5 s. seq 512 at 16 x 512 x 8 in 0.2 s would be 2x the
+  // tokens/s (excluded); in 0.45 s it is 0.9x (kept). A row on another GPU is not compared.
+  const std::string text = runs_header() + bert_row("short", 128, 64, "0.5", "a100-sxm4-80gb") +
+                           bert_row("binned", 512, 16, "0.2", "a100-sxm4-80gb") +
+                           bert_row("padded", 512, 16, "0.45", "a100-sxm4-80gb") +
+                           bert_row("other-gpu", 512, 16, "0.2", "v100-sxm2-16gb");
+  const auto t = load_runs(ptp::test::write_temp_file("runs.csv", text));
+  std::vector<std::string> kept;
+  for (const auto& r : t.rows) kept.push_back(r.run_id);
+  CHECK(kept == std::vector<std::string>{"short", "padded", "other-gpu"});
+  CHECK(t.excluded.at("more tokens/s than a shorter-sequence run of the same setup: length-binned, not padded to "
+                      "its seq_len") == 1);
 }

@@ -12,7 +12,7 @@ namespace ptp {
 
 struct RunRecord {
   int line = 0;
-  std::string run_id, source, quality;
+  std::string run_id, source, quality, task;
   JobSpec job;           // the job-spec view of the row
   double step_time_s = 0;  // measured seconds per optimizer step
 };
