@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -104,19 +105,23 @@ void exclude_sequences_faster_than_shorter_ones(Table<RunRecord>& t) {
     const auto& j = r.job;
     return j.batch_size * j.grad_accum * j.cluster.num_gpus * j.seq_len / r.step_time_s;
   };
+  std::map<std::string, std::vector<std::size_t>> by_setup;
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    if (t.rows[i].job.seq_len > 0 && t.rows[i].job.batch_size > 0) by_setup[setup(t.rows[i])].push_back(i);
   std::vector<bool> drop(t.rows.size(), false);
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    const RunRecord& a = t.rows[i];
-    if (a.job.seq_len <= 0 || a.job.batch_size <= 0) continue;
-    for (const RunRecord& b : t.rows)
-      if (b.job.seq_len > 0 && b.job.seq_len < a.job.seq_len && b.job.batch_size > 0 && setup(a) == setup(b) &&
-          tokens_per_s(a) > 1.15 * tokens_per_s(b))
-        drop[i] = true;
-  }
+  for (const auto& [key, rows] : by_setup)
+    for (std::size_t a : rows)
+      for (std::size_t b : rows)
+        if (t.rows[b].job.seq_len < t.rows[a].job.seq_len &&
+            tokens_per_s(t.rows[a]) > 1.15 * tokens_per_s(t.rows[b]))
+          drop[a] = true;
   std::vector<RunRecord> kept;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    if (drop[i]) ++t.excluded["more tokens/s than a shorter-sequence run of the same setup: length-binned, not padded to its seq_len"];
-    else kept.push_back(std::move(t.rows[i]));
+    if (drop[i])
+      ++t.excluded["more tokens/s than a shorter-sequence run of the same setup: length-binned, not padded to "
+                   "its seq_len"];
+    else
+      kept.push_back(std::move(t.rows[i]));
   }
   t.rows = std::move(kept);
 }
@@ -124,7 +129,8 @@ void exclude_sequences_faster_than_shorter_ones(Table<RunRecord>& t) {
 }  // namespace
 
 Table<RunRecord> load_runs(const std::string& path) {
-  Table<RunRecord> runs = load_table<RunRecord>(path, runs_schema(), [&](const CsvTable& csv, const CsvRow& row, Table<RunRecord>& t) {
+  Table<RunRecord> runs = load_table<RunRecord>(path, runs_schema(), [&](const CsvTable& csv, const CsvRow& row,
+                                                                          Table<RunRecord>& t) {
     const std::string& file = csv.file();
     auto exclude = [&](const std::string& why) { ++t.excluded[why]; };
     RunRecord r;
