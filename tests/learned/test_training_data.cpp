@@ -5,7 +5,7 @@
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
-#include <sstream>
+#include <map>
 
 using namespace ptp;
 
@@ -27,23 +27,18 @@ std::string runs_header() {
   for (const auto& c : runs_schema().column_names()) h += (h.empty() ? "" : ",") + c;
   return h + "\n";
 }
-std::string runs_row(const std::string& step, const std::string& quality_flag = "") {
-  // model, precision, gpu, num_gpus, batch_size and step_time_s filled; all else empty
+// One runs.csv row: model, precision, gpu, num_gpus, batch_size and step_time_s filled, all else
+// empty; `cells` overrides or adds columns by name.
+std::string runs_row(const std::string& step, const std::string& quality_flag = "",
+                     const std::map<std::string, std::string>& cells = {}) {
+  std::map<std::string, std::string> v = {{"run_id", "r1"},          {"source", "dle"},
+                                          {"source_ref", "x@y:z:1"},  {"model", "resnet50"},
+                                          {"precision", "amp_fp16"},  {"gpu", "a100-sxm4-80gb"},
+                                          {"num_gpus", "8"},          {"batch_size", "256"},
+                                          {"step_time_s", step},      {"quality_flag", quality_flag}};
+  for (const auto& [column, value] : cells) v[column] = value;
   std::string row;
-  for (const auto& c : runs_schema().column_names()) {
-    std::string v;
-    if (c == "run_id") v = "r1";
-    if (c == "source") v = "dle";
-    if (c == "source_ref") v = "x@y:z:1";
-    if (c == "model") v = "resnet50";
-    if (c == "precision") v = "amp_fp16";
-    if (c == "gpu") v = "a100-sxm4-80gb";
-    if (c == "num_gpus") v = "8";
-    if (c == "batch_size") v = "256";
-    if (c == "step_time_s") v = step;
-    if (c == "quality_flag") v = quality_flag;
-    row += (row.empty() ? "" : ",") + v;
-  }
+  for (const auto& c : runs_schema().column_names()) row += (row.empty() ? "" : ",") + v[c];
   return row + "\n";
 }
 }  // namespace
@@ -78,10 +73,7 @@ TEST_CASE("dataset errors name file, line, column and problem", "[training_data]
 }
 
 TEST_CASE("exclusions are counted with their reason, never silently dropped", "[training_data]") {
-  std::string text = runs_header() + runs_row("0.5");
-  std::string no_model = runs_row("0.5");
-  no_model.replace(no_model.find("resnet50"), 8, "");
-  text += no_model;
+  const std::string text = runs_header() + runs_row("0.5") + runs_row("0.5", "", {{"model", ""}});
   const auto t = load_runs(ptp::test::write_temp_file("runs.csv", text));
   CHECK(t.rows.size() == 1);
   CHECK(t.excluded.at("model not in the zoo") == 1);
@@ -107,34 +99,19 @@ TEST_CASE("framework names normalise", "[training_data]") {
 
 TEST_CASE("a longer-sequence run faster per GPU in tokens/s than a shorter one of the same setup is excluded",
           "[training_data]") {
-  // Synthetic rows (unit test only): BERT-large at seq 128 and seq 512, same GPU, precision and count.
-  auto bert_row = [](const std::string& id, int seq, int batch, const std::string& step, const std::string& gpu) {
-    std::string row = runs_row(step);
-    auto set = [&row](const std::string& from, const std::string& to) { row.replace(row.find(from), from.size(), to); };
-    set("r1", id);
-    set("resnet50", "bert-large");
-    set("a100-sxm4-80gb", gpu);
-    set(",256,", "," + std::to_string(batch) + ",");
-    // seq_len is the column after the batch unit; fill it by position.
-    std::vector<std::string> cells;
-    std::stringstream ss(row.substr(0, row.size() - 1));
-    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    cells.resize(runs_schema().column_names().size());
-    const auto& names = runs_schema().column_names();
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == "seq_len") cells[i] = std::to_string(seq);
-    std::string out;
-    for (const auto& c : cells) out += (out.empty() ? "" : ",") + c;
-    return out + "\n";
+  // Synthetic rows (unit test only): BERT-large at seq 128 and seq 512, same GPU and precision.
+  auto bert_row = [](const std::string& id, int seq, int batch, const std::string& step, const std::string& gpu,
+                     const std::string& gpus = "8") {
+    return runs_row(step, "", {{"run_id", id}, {"model", "bert-large"}, {"gpu", gpu}, {"num_gpus", gpus},
+                               {"batch_size", std::to_string(batch)}, {"seq_len", std::to_string(seq)}});
   };
   // seq 128: 64 x 128 tokens per GPU in 0.5 s. seq 512 at 16 x 512 per GPU in 0.2 s is 2x that rate
   // (excluded, also when it ran on another GPU count); in 0.45 s it is 0.9x (kept). A row on another
   // GPU model is not compared, nor is a shorter row with smaller micro-batches (2 x 256 tokens, slow).
-  std::string on_16_gpus = bert_row("binned-16", 512, 16, "0.2", "a100-sxm4-80gb");
-  on_16_gpus.replace(on_16_gpus.find(",8,"), 3, ",16,");
   const std::string text = runs_header() + bert_row("short", 128, 64, "0.5", "a100-sxm4-80gb") +
                            bert_row("tiny-microbatch", 256, 2, "0.5", "a100-sxm4-80gb") +
-                           bert_row("binned", 512, 16, "0.2", "a100-sxm4-80gb") + on_16_gpus +
+                           bert_row("binned", 512, 16, "0.2", "a100-sxm4-80gb") +
+                           bert_row("binned-16", 512, 16, "0.2", "a100-sxm4-80gb", "16") +
                            bert_row("padded", 512, 16, "0.45", "a100-sxm4-80gb") +
                            bert_row("other-gpu", 512, 16, "0.2", "v100-sxm2-16gb");
   const auto t = load_runs(ptp::test::write_temp_file("runs.csv", text));

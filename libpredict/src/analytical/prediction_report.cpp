@@ -12,6 +12,14 @@ std::string describe(const PeakBasis& b) {
   std::snprintf(buf, sizeof buf, "%s dense %.1f TFLOP/s per GPU", b.math.c_str(), b.flops / 1e12);
   return buf;
 }
+// Model FLOPs of one optimizer step: every micro-batch on every data-parallel replica.
+double model_flops_per_step(const ResolvedJob& job, bool include_conv) {
+  return model_flops_per_microbatch(job.workload, include_conv) * job.job.grad_accum * std::max(1, job.data_parallel);
+}
+double utilization(const ResolvedJob& job, double flops_per_step, double step_s, double peak_flops) {
+  const double gpu_seconds = step_s * job.job.cluster.num_gpus;
+  return peak_flops > 0 && gpu_seconds > 0 ? flops_per_step / (gpu_seconds * peak_flops) : 0;
+}
 }  // namespace
 
 PeakBasis mfu_reference_peak(const GpuSpec& g) {
@@ -27,22 +35,16 @@ PeakBasis precision_peak(const GpuSpec& g, const PrecisionPolicy& p) {
 }
 
 void fill_mfu(const ResolvedJob& job, Prediction& out) {
-  const double replicas = std::max(1, job.data_parallel);
-  out.model_flops_per_step = model_flops_per_microbatch(job.workload) * job.job.grad_accum * replicas;
+  out.model_flops_per_step = model_flops_per_step(job, true);
   const auto ref = mfu_reference_peak(*job.gpu), own = precision_peak(*job.gpu, *job.policy);
-  const double gpu_seconds = out.iteration_s * job.job.cluster.num_gpus;
-  out.mfu = ref.flops > 0 && gpu_seconds > 0 ? out.model_flops_per_step / (gpu_seconds * ref.flops) : 0;
-  out.mfu_precision_peak = own.flops > 0 && gpu_seconds > 0 ? out.model_flops_per_step / (gpu_seconds * own.flops) : 0;
+  out.mfu = utilization(job, out.model_flops_per_step, out.iteration_s, ref.flops);
+  out.mfu_precision_peak = utilization(job, out.model_flops_per_step, out.iteration_s, own.flops);
   out.mfu_peak_basis = describe(ref);
   out.mfu_precision_peak_basis = describe(own);
 }
 
 double implied_matmul_utilization(const ResolvedJob& job, double step_s) {
-  const double flops = model_flops_per_microbatch(job.workload, false) * job.job.grad_accum *
-                       std::max(1, job.data_parallel);
-  const double peak = precision_peak(*job.gpu, *job.policy).flops;
-  const double gpu_seconds = step_s * job.job.cluster.num_gpus;
-  return peak > 0 && gpu_seconds > 0 ? flops / (gpu_seconds * peak) : 0;
+  return utilization(job, model_flops_per_step(job, false), step_s, precision_peak(*job.gpu, *job.policy).flops);
 }
 
 Prediction invalid_prediction(const JobSpec& job, const std::string& error) {

@@ -93,6 +93,7 @@ std::vector<T> take(const std::vector<T>& v, const std::vector<std::size_t>& idx
 std::vector<double> out_of_fold(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& names,
                                 const BoosterParams& params, const Split& split, int workers = 1) {
   std::vector<double> pred(y.size(), std::nan(""));
+  workers = std::max(1, workers);
   auto run_folds = [&](int first) {
     for (int f = first; f < split.folds; f += workers) {
       std::vector<std::size_t> train, test;
@@ -103,7 +104,6 @@ std::vector<double> out_of_fold(const DenseMatrix& x, const std::vector<float>& 
       for (std::size_t j = 0; j < test.size(); ++j) pred[test[j]] = p[j];  // folds write disjoint rows
     }
   };
-  workers = std::max(1, workers);
   std::vector<std::thread> threads;
   for (int w = 1; w < workers; ++w) threads.emplace_back(run_folds, w);
   run_folds(0);
@@ -252,8 +252,8 @@ TrainResult train_bundle(const TrainOptions& o) {
   // independent, so worker threads each take every n-th row with their own booster copies.
   const std::string compute_bytes = compute->booster().save_ubj();
   const std::string comm_bytes = communication->booster().save_ubj();
+  const int workers = std::max(1, std::min(o.threads, 8));  // composing rows and training CV folds
   {
-    const int workers = std::max(1, std::min(o.threads, 8));
     auto work = [&](int w) {
       LearnedOpModel op_model(Booster::load(compute_bytes, "compute"), compute->maths());
       LearnedCollectiveModel comm_model(Booster::load(comm_bytes, "communication"));
@@ -330,9 +330,8 @@ TrainResult train_bundle(const TrainOptions& o) {
     const std::vector<Split> splits = {kfold_split(keys, 5), group_split("leave_one_model_out", models),
                                        group_split("leave_one_gpu_out", gpus), scale_split(num_gpus, 8)};
     for (const auto& split : splits) {
-      const int fold_workers = std::max(1, std::min(o.threads, 8));
-      const auto aware = out_of_fold(ax, ay, run_feature_names(false), agg, split, fold_workers);
-      const auto blind = out_of_fold(bx, by, run_feature_names(true), agg, split, fold_workers);
+      const auto aware = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
+      const auto blind = out_of_fold(bx, by, run_feature_names(true), agg, split, workers);
       std::vector<double> pa(rows.size()), pb(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
         pa[i] = rows[i].composed * std::exp(aware[i]);
