@@ -10,7 +10,7 @@
 namespace ptp {
 
 namespace {
-const std::vector<std::string> kTopKeys{"model", "precision", "framework", "xla", "batch_size", "batch_tokens",
+const std::vector<std::string> kTopKeys{"model", "precision", "framework", "xla", "memory_format", "batch_size", "batch_tokens",
                                        "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
                                        "cost", "parallelism", "sharding", "activation_checkpointing",
                                        "sequence_parallel"};
@@ -104,6 +104,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   }
   j.framework = one_of(doc, "framework", "pytorch", {"pytorch", "tensorflow", "jax", "mxnet", "paddle"});
   j.xla = doc.get_bool("xla", false);
+  j.memory_format = one_of(doc, "memory_format", "", {"nchw", "nhwc"});
   const bool has_batch = doc.has("batch_size"), has_tokens = doc.has("batch_tokens");
   if (has_batch == has_tokens)
     doc.fail(has_batch ? "give exactly one of batch_size and batch_tokens, not both"
@@ -167,6 +168,10 @@ JobSpec load_job_spec(const std::string& path, const std::vector<Override>& over
   return parse_job_spec(doc);
 }
 
+bool channels_first(const JobSpec& job) {
+  return job.memory_format.empty() ? job.framework == "pytorch" : job.memory_format == "nchw";
+}
+
 std::string job_spec_to_yaml(const JobSpec& j) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -174,6 +179,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   out << YAML::Key << "precision" << YAML::Value << j.precision;
   out << YAML::Key << "framework" << YAML::Value << j.framework;
   if (j.xla) out << YAML::Key << "xla" << YAML::Value << true;
+  if (!j.memory_format.empty()) out << YAML::Key << "memory_format" << YAML::Value << j.memory_format;
   if (j.batch_tokens > 0)
     out << YAML::Key << "batch_tokens" << YAML::Value << static_cast<long long>(j.batch_tokens);
   else

@@ -140,3 +140,30 @@ TEST_CASE("cross-validation gives the same figures whether its folds run on one 
     CHECK(sha256_file(one + "/" + f) == sha256_file(two + "/" + f));
   }
 }
+
+TEST_CASE("a model without training runs gets the bundle's share of the learned correction", "[bundle]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  CHECK(b.trained_models.count("resnet50") == 1);
+  CHECK(b.unseen_model_correction_share == Approx(kUnseenModelCorrectionShare));
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  auto job_for = [&](const std::string& model) {
+    return resolve_job(parse_job_spec(YamlReader::load_string(
+                           "model: " + model +
+                               "\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
+                           "j")),
+                       catalogs);
+  };
+  const auto unseen = job_for("resnext101-32x4d");  // not in tests/data/train-fixture
+  const double damped = b.predict(unseen, AnalyticalConstants{}).iteration_s;
+  REQUIRE_FALSE(b.predict(unseen, AnalyticalConstants{}).warnings.empty());
+  CHECK_THAT(b.predict(unseen, AnalyticalConstants{}).warnings.back(), Catch::Contains("resnext101-32x4d"));
+  b.unseen_model_correction_share = 0;
+  const double composed = b.predict(unseen, AnalyticalConstants{}).iteration_s;
+  b.unseen_model_correction_share = 1;
+  const double full = b.predict(unseen, AnalyticalConstants{}).iteration_s;
+  REQUIRE(std::abs(std::log(full / composed)) > 1e-3);  // the fixture's correction is not zero here
+  CHECK(std::log(damped / composed) == Approx(kUnseenModelCorrectionShare * std::log(full / composed)).epsilon(1e-6));
+  // A model with training runs keeps its whole correction and no warning.
+  const auto seen = b.predict(job_for("resnet50"), AnalyticalConstants{});
+  CHECK(seen.warnings.empty());
+}

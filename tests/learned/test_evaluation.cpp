@@ -57,3 +57,15 @@ TEST_CASE("the scatter plot is a standalone SVG with one point per row", "[evalu
   for (std::size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) ++circles;
   CHECK(circles == 3 + 2);  // points + legend entries
 }
+
+TEST_CASE("unseen_in_training marks held-out rows whose group no training row has", "[evaluation]") {
+  const std::vector<std::string> models = {"a", "a", "b", "c", "c"};
+  // Leave-one-model-out: every held-out row is a model its fold never trained on.
+  const auto lomo = unseen_in_training(group_split("leave_one_model_out", models), models);
+  CHECK(lomo == std::vector<bool>{true, true, true, true, true});
+  // Scale split: rows at > 8 GPUs are held out; "c" also has a training row, "b" does not.
+  const Split scale = scale_split({1, 16, 16, 8, 64}, 8);
+  CHECK(unseen_in_training(scale, models) == std::vector<bool>{false, false, true, false, false});
+  // Training-only rows are never "unseen".
+  CHECK(unseen_in_training(Split{"s", {-1, -1, -1, -1, -1}, 1}, models) == std::vector<bool>(5, false));
+}

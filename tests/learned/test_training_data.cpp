@@ -121,3 +121,22 @@ TEST_CASE("a longer-sequence run faster per GPU in tokens/s than a shorter one o
   CHECK(t.excluded.at("more tokens/s per GPU than a shorter-sequence run of the same setup: length-binned, not "
                       "padded to its seq_len") == 2);
 }
+
+TEST_CASE("published runs carry the memory format their benchmark scripts used", "[training_data]") {
+  auto format_of = [](const std::map<std::string, std::string>& cells) {
+    const auto path = ptp::test::write_temp_file("runs.csv", runs_header() + runs_row("0.5", "", cells));
+    const auto runs = load_runs(path);
+    REQUIRE(runs.rows.size() == 1);
+    return runs.rows[0].job.memory_format;
+  };
+  // DLE ConvNets: --memory-format nhwc for AMP only; TF32/FP32 stay channels-first.
+  CHECK(format_of({{"framework", "PyTorch"}}) == "nhwc");
+  CHECK(format_of({{"framework", "PyTorch"}, {"precision", "tf32"}}) == "nchw");
+  // Lambda runs the same code without the flag.
+  CHECK(format_of({{"framework", "PyTorch"}, {"source", "lambda"}}) == "nchw");
+  // DLE SSD defaults to channels_last; Mask R-CNN is channels-first.
+  CHECK(format_of({{"framework", "PyTorch"}, {"model", "ssd300"}, {"precision", "fp32"}}) == "nhwc");
+  CHECK(format_of({{"framework", "PyTorch"}, {"model", "maskrcnn-r50-fpn"}}) == "nchw");
+  // Other frameworks keep their channels-last default.
+  CHECK(format_of({{"framework", "TensorFlow1"}}).empty());
+}

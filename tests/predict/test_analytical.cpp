@@ -188,3 +188,36 @@ TEST_CASE("model FLOPs count conv work, so a CNN's MFU is its real utilisation",
   CHECK(p.mfu > 0.05);
   CHECK(p.mfu < 0.8);
 }
+
+TEST_CASE("channels-first 16-bit convs pay cuDNN's NHWC transposes; TF32 and FP32 convs do not",
+          "[analytical]") {
+  const auto resolve = [](const std::string& precision, const std::string& extra) {
+    const std::string text = "model: resnet50\nprecision: " + precision + "\nbatch_size: 256\n" + extra +
+                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: 1}\n";
+    return resolve_job(parse_job_spec(YamlReader::load_string(text, "job.yaml")), catalogs());
+  };
+  const AnalyticalConstants k;
+  const auto conv_seconds = [&](const ResolvedJob& job) {
+    double fwd = 0, bwd = 0;
+    for (const Op& op : job.workload.ops)
+      if (op.kind == OpKind::conv) {
+        const auto t = analytical_op_time(op, job, k);
+        fwd += t.forward_s;
+        bwd += t.backward_s;
+      }
+    return std::pair{fwd, bwd};
+  };
+  // Each transposed conv reads and writes its input and output once more forward, twice backward:
+  // at least 2 * (in + out) * 2 bytes at the A100's 2 TB/s, so ResNet-50 pays well over a millisecond
+  // per 256-image step (the gap between Lambda's NCHW and DLE's NHWC AMP runs of the same code).
+  const auto [nchw_fwd, nchw_bwd] = conv_seconds(resolve("amp_fp16", "memory_format: nchw\n"));
+  const auto [nhwc_fwd, nhwc_bwd] = conv_seconds(resolve("amp_fp16", "memory_format: nhwc\n"));
+  CHECK(nchw_fwd - nhwc_fwd > 1e-3);
+  CHECK((nchw_bwd - nhwc_bwd) == Approx(2 * (nchw_fwd - nhwc_fwd)).epsilon(1e-9));
+  // PyTorch's default is channels-first; TensorFlow's is channels-last.
+  CHECK(conv_seconds(resolve("amp_fp16", "")).first == Approx(nchw_fwd));
+  CHECK(conv_seconds(resolve("amp_fp16", "framework: tensorflow\n")).first == Approx(nhwc_fwd));
+  for (const std::string precision : {"tf32", "fp32"})
+    CHECK(conv_seconds(resolve(precision, "memory_format: nchw\n")).first ==
+          Approx(conv_seconds(resolve(precision, "memory_format: nhwc\n")).first));
+}

@@ -128,3 +128,16 @@ TEST_CASE("a job spec round-trips through YAML", "[job_spec]") {
   CHECK(again.cluster.gpu == j.cluster.gpu);
   CHECK(*again.usd_per_gpu_hour == *j.usd_per_gpu_hour);
 }
+
+TEST_CASE("memory_format defaults to the framework's layout and round-trips", "[job_spec]") {
+  const auto j = parse(kValid);
+  CHECK(j.memory_format.empty());
+  CHECK(channels_first(j));  // PyTorch is channels-first unless told otherwise
+  const auto tf = parse(replace(kValid, "precision: amp_fp16", "precision: amp_fp16\nframework: tensorflow"));
+  CHECK_FALSE(channels_first(tf));
+  const auto nhwc = parse(replace(kValid, "precision: amp_fp16", "precision: amp_fp16\nmemory_format: nhwc"));
+  CHECK_FALSE(channels_first(nhwc));
+  CHECK(parse(job_spec_to_yaml(nhwc)).memory_format == "nhwc");
+  CHECK_THAT(error_of(replace(kValid, "precision: amp_fp16", "precision: amp_fp16\nmemory_format: channels_last")),
+             Catch::Contains("memory_format") && Catch::Contains("nchw | nhwc") && Catch::Contains("job.yaml:3"));
+}

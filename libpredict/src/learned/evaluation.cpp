@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "ptp/predict/learned/sha256.hpp"
@@ -65,6 +66,19 @@ Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus) {
   Split s{"leave_one_scale_out", {}, 1};
   for (int n : num_gpus) s.fold.push_back(n > max_train_gpus ? 0 : -1);
   return s;
+}
+
+std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups) {
+  // Folds each group appears in (-1: training only); a row's group is seen when it appears in
+  // any fold other than the row's own.
+  std::map<std::string, std::set<int>> folds_of;
+  for (std::size_t i = 0; i < groups.size(); ++i) folds_of[groups[i]].insert(split.fold[i]);
+  std::vector<bool> unseen(groups.size(), false);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto& f = folds_of[groups[i]];
+    unseen[i] = split.fold[i] >= 0 && f.size() == 1;
+  }
+  return unseen;
 }
 
 IntervalCalibration calibrate_interval(const std::vector<double>& r, const Split& split, double target) {

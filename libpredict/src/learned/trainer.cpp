@@ -332,10 +332,14 @@ TrainResult train_bundle(const TrainOptions& o) {
     for (const auto& split : splits) {
       const auto aware = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
       const auto blind = out_of_fold(bx, by, run_feature_names(true), agg, split, workers);
+      // Held-out rows of a model the fold never trained on get the damped correction ptp-predict
+      // gives such a model (kUnseenModelCorrectionShare), the blind ablation alike.
+      const auto unseen = unseen_in_training(split, models);
       std::vector<double> pa(rows.size()), pb(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        pa[i] = rows[i].composed * std::exp(aware[i]);
-        pb[i] = rows[i].blind_composed * std::exp(blind[i]);
+        const double share = unseen[i] ? kUnseenModelCorrectionShare : 1.0;
+        pa[i] = rows[i].composed * std::exp(share * aware[i]);
+        pb[i] = rows[i].blind_composed * std::exp(share * blind[i]);
       }
       metrics["cv"][split.name] = {{"learned", report_block(pa)}, {"blind", report_block(pb)}};
       oof_columns[split.name] = pa;
@@ -375,7 +379,11 @@ TrainResult train_bundle(const TrainOptions& o) {
         {"communication", collective_feature_names()}}},
       {"targets", "log(measured / bound): compute vs roofline, communication vs ring bound, aggregator vs composed step"},
       {"compute_maths", op_set.maths},
-      {"domain", {{"precisions", precisions_seen}, {"model_parallel", false}}},
+      {"domain",
+       {{"precisions", precisions_seen},
+        {"model_parallel", false},
+        {"models", std::set<std::string>(models.begin(), models.end())},
+        {"unseen_model_correction_share", kUnseenModelCorrectionShare}}},
       {"training_data", {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}}},
       {"interval", {{"log_q_low", interval.log_q_low}, {"log_q_high", interval.log_q_high}}},
       {"metrics", metrics}};

@@ -48,6 +48,22 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
     {"batch_inconsistent", "the batch the step time is derived from contradicts a batch the source states"},
 };
 
+// The activation layout a published run used, from its benchmark's public configuration (the
+// `runs` table has no column for it). PyTorch is channels-first unless the script converts:
+// - DLE's ConvNets (ResNet-50, ResNeXt-101, SE-ResNeXt-101) pass `--memory-format nhwc` for AMP
+//   only (PyTorch/Classification/ConvNets/configs.yml and the README's benchmark commands);
+// - DLE's SSD300 defaults `--data-layout` to channels_last (PyTorch/Detection/SSD/main.py);
+// - Lambda's scripts (pytorch/scripts/config_v0, config_v1) pass no layout flag, so their runs of
+//   the same DLE code are channels-first; so is Mask R-CNN (maskrcnn-benchmark).
+// Other frameworks' GPU kernels are channels-last by default, which an empty value means.
+std::string published_memory_format(const std::string& source, const JobSpec& j) {
+  if (j.framework != "pytorch") return "";
+  const bool amp = j.precision.rfind("amp_", 0) == 0;
+  const bool dle_convnets = j.model == "resnet50" || j.model == "resnext101-32x4d" || j.model == "se-resnext101-32x4d";
+  if (source == "dle" && ((dle_convnets && amp) || j.model == "ssd300")) return "nhwc";
+  return "nchw";
+}
+
 // Counts (GPUs, ranks, lengths, degrees) become ints: a value no int holds (1e12 GPUs, seq_len 1e300)
 // is an input error, not a float-to-int overflow (undefined behaviour).
 int count_cell(const CsvTable& csv, const CsvRow& row, const std::string& col, double v) {
@@ -163,6 +179,7 @@ Table<RunRecord> load_runs(const std::string& path) {
     if (!bad_flag.empty()) { exclude(bad_flag); return; }
     r.step_time_s = *step;
     j.framework = framework_id(csv.text(row, "framework"));
+    j.memory_format = published_memory_format(r.source, j);
     j.xla = to_lower(csv.text(row, "xla")) == "yes" || csv.text(row, "xla") == "1" || to_lower(csv.text(row, "xla")) == "true";
     const auto batch = csv.number(row, "batch_size");
     if (!batch || *batch <= 0) { exclude("no micro-batch size"); return; }

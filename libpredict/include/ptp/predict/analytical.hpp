@@ -31,7 +31,6 @@ struct AnalyticalConstants {
   // Calibrated once against the public runs (datasets/runs.csv): the first guesses (0.72 GEMM,
   // 0.80 memory) predicted steps ~25 % too fast across models, GPUs and precisions alike.
   double gemm_tc_emax = 0.60, gemm_simt_emax = 0.70, gemm_t_half_s = 6e-6;
-  double conv_tc_emax = 0.50, conv_simt_emax = 0.62;
   // FP32 (non-tensor-core) 3x3 stride-1 convs: cuDNN's Winograd F(2x2,3x3)/F(4x4,3x3) kernels need
   // 2.25-4x fewer multiplies than the direct count; after transform overheads ~1.7x effective rate.
   double winograd_simt_speedup = 1.7;

@@ -33,6 +33,9 @@ struct JobSpec {
   std::string precision;
   std::string framework = "pytorch";
   bool xla = false;
+  // Activation layout of convolutions: "nchw" (channels first) or "nhwc" (channels last). Empty
+  // means the framework's default, which channels_first() resolves.
+  std::string memory_format;
   double batch_size = 0;    // micro-batch per GPU in samples (set from batch_tokens when given)
   double batch_tokens = 0;  // tokens per GPU per micro-batch when the job is token-batched
   int seq_len = 0;
@@ -52,6 +55,10 @@ struct JobSpec {
 using Override = std::pair<std::string, std::string>;
 Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
 void apply_override(YAML::Node& root, const Override& ov);
+
+// PyTorch keeps activations channels-first unless a job converts them (channels_last); TensorFlow,
+// MXNet, Paddle and JAX GPU kernels run channels-last.
+bool channels_first(const JobSpec& job);
 
 JobSpec parse_job_spec(const YamlReader& doc);
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});

@@ -26,6 +26,9 @@ struct Split {
 Split kfold_split(const std::vector<std::string>& keys, int k);  // keys hashed for stability
 Split group_split(const std::string& name, const std::vector<std::string>& groups);
 Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus);
+// Held-out rows whose group (model) has no row among their fold's training rows: the rows the
+// booster that predicts them treats as a new model.
+std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups);
 
 // Split-conformal interval on log residuals: quantiles from the residuals of the other folds,
 // coverage measured on each held-out fold.
