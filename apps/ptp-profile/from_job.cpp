@@ -169,7 +169,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
           const std::map<std::string, std::string> a{
               {"n", num(s.n)},           {"c", num(s.c)}, {"h", num(s.h)},           {"w", num(s.h)},
               {"k", num(s.k)},           {"r", num(s.r)}, {"s", num(s.r)},           {"stride", num(s.stride)},
-              {"pad", num(s.pad)},       {"dtype", dt},   {"layout", "nhwc"}};
+              {"pad", num(s.pad)},       {"dtype", dt},   {"layout", channels_first(job.job) ? "nchw" : "nhwc"}};
           b.add("cudnn_conv_fwd", a);
           if (op.input_grad) b.add("cudnn_conv_bwd_data", a);
           b.add("cudnn_conv_bwd_filter", a);

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "from_job.hpp"
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/resolved_job.hpp"
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/error.hpp"
@@ -90,6 +92,14 @@ TEST_CASE("from-job: ResNet-50 convolutions are recovered as cuDNN shapes") {
   CHECK(has(s, "cudnn_conv_fwd", {{"n", "256"}, {"c", "64"}, {"h", "56"}, {"w", "56"}, {"k", "64"}, {"r", "3"},
                                   {"s", "3"}, {"stride", "1"}, {"pad", "1"}, {"dtype", "fp16"}, {"layout", "nhwc"}}));
   CHECK(count(s, "cudnn_conv_bwd_data") + 1 == count(s, "cudnn_conv_fwd"));
+  // The convs are profiled in the job's layout: a PyTorch job that does not convert runs NCHW.
+  const ptp::Catalogs catalogs(ptp::config_root());
+  auto nchw = ptp::load_job_spec(ptp::config_root() + "/jobs/resnet50-amp-8xa100.yaml", {{"memory_format", "nchw"}});
+  const JobSweep channels_first = ptp::profile_app::job_sweep(ptp::resolve_job(nchw, catalogs), false);
+  auto stem_nchw = stem;
+  stem_nchw["layout"] = "nchw";
+  CHECK(has(channels_first, "cudnn_conv_fwd", stem_nchw));
+  CHECK_FALSE(has(channels_first, "cudnn_conv_fwd", stem));
   // fc: 2048 -> 1000 over the batch.
   CHECK(has(s, "cublaslt_gemm", {{"m", "256"}, {"n", "1000"}, {"k", "2048"}, {"dtype", "fp16"}}));
   // Batch norms run at the activation dtype under autocast: layer1's over 256*56*56 rows x 64 channels.
