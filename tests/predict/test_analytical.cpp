@@ -221,3 +221,30 @@ TEST_CASE("channels-first 16-bit convs pay cuDNN's NHWC transposes; TF32 and FP3
     CHECK(conv_seconds(resolve(precision, "memory_format: nchw\n")).first ==
           Approx(conv_seconds(resolve(precision, "memory_format: nhwc\n")).first));
 }
+
+TEST_CASE("FP32 Winograd convs on maps of 32x32 pixels or more get the larger F(4x4,3x3) saving",
+          "[analytical]") {
+  const auto job = resolve_job(parse_job_spec(YamlReader::load_string(
+                                   "model: resnet50\nprecision: fp32\nbatch_size: 128\n"
+                                   "cluster: {gpu: v100-sxm2-16gb, num_gpus: 1}\n",
+                                   "job.yaml")),
+                               catalogs());
+  AnalyticalConstants k, flat = k;
+  flat.winograd_large_map_speedup = flat.winograd_simt_speedup;
+  int large = 0, small = 0;
+  for (const Op& op : job.workload.ops) {
+    // 3x3, stride 1, one group: layer1 convs see 56x56 per image, layer3 convs 14x14.
+    if (op.kind != OpKind::conv || op.batch > 1 || std::abs(op.k * op.m / op.elements_in - 9) > 0.5) continue;
+    const double pixels = op.m / 128;
+    const double ratio = analytical_op_time(op, job, flat).forward_s / analytical_op_time(op, job, k).forward_s;
+    if (pixels >= 1024) {
+      ++large;
+      CHECK(ratio == Approx(k.winograd_large_map_speedup / k.winograd_simt_speedup).epsilon(0.02));
+    } else {
+      ++small;
+      CHECK(ratio == Approx(1.0));
+    }
+  }
+  CHECK(large > 0);
+  CHECK(small > 0);
+}

@@ -126,7 +126,11 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
       if (tensor_core && !aligned_for_tensor_cores(op, math)) emax_compute *= k.misaligned_tensor_core_factor;
       if (tensor_core) emax_compute *= tensor_core_power_derating(g, k);
-      if (!tensor_core && winograd_eligible(op)) emax_compute *= k.winograd_simt_speedup;
+      if (!tensor_core && winograd_eligible(op)) {
+        const double pixels_per_sample = op.m / std::max(1.0, job.workload.samples);
+        emax_compute *= pixels_per_sample >= k.winograd_large_map_pixels ? k.winograd_large_map_speedup
+                                                                         : k.winograd_simt_speedup;
+      }
       break;
     }
     case OpKind::norm:
