@@ -53,8 +53,9 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
 // - DLE's ConvNets (ResNet-50, ResNeXt-101, SE-ResNeXt-101) pass `--memory-format nhwc` for AMP
 //   only (PyTorch/Classification/ConvNets/configs.yml and the README's benchmark commands);
 // - DLE's SSD300 defaults `--data-layout` to channels_last (PyTorch/Detection/SSD/main.py);
-// - Lambda's scripts (pytorch/scripts/config_v0, config_v1) pass no layout flag, so their runs of
-//   the same DLE code are channels-first; so is Mask R-CNN (maskrcnn-benchmark).
+// - Lambda's scripts (pytorch/scripts/config_v0, config_v1) pass no layout flag, so their ResNet-50
+//   runs of the same DLE code are channels-first; so is Mask R-CNN (maskrcnn-benchmark). Their SSD
+//   runs use Lambda's copy of DLE's SSD, whose layout default is not recorded: channels-first here.
 // Other frameworks' GPU kernels are channels-last by default, which an empty value means.
 std::string published_memory_format(const std::string& source, const JobSpec& j) {
   if (j.framework != "pytorch") return "";
