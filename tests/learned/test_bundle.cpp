@@ -105,6 +105,16 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
     CHECK_THAT(load_error(dir), Catch::Contains("aggregator.ubj") && Catch::Contains("features"));
   }
+  for (const char* broken : {"models", "unseen_model_correction_share"}) {
+    // A manifest without the trained-model list or the share for other models, checksums consistent.
+    const auto dir = copy_bundle();
+    auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
+    manifest["domain"].erase(broken);
+    const std::string text = manifest.dump(2) + "\n";
+    std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
+    std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
+    CHECK_THAT(load_error(dir), Catch::Contains("manifest.json"));
+  }
   CHECK_THAT(load_error("/nonexistent-bundle"), Catch::Contains("not found"));
 }
 
@@ -154,9 +164,10 @@ TEST_CASE("a model without training runs gets the bundle's share of the learned 
                        catalogs);
   };
   const auto unseen = job_for("resnext101-32x4d");  // not in tests/data/train-fixture
-  const double damped = b.predict(unseen, AnalyticalConstants{}).iteration_s;
-  REQUIRE_FALSE(b.predict(unseen, AnalyticalConstants{}).warnings.empty());
-  CHECK_THAT(b.predict(unseen, AnalyticalConstants{}).warnings.back(), Catch::Contains("resnext101-32x4d"));
+  const auto damped_prediction = b.predict(unseen, AnalyticalConstants{});
+  const double damped = damped_prediction.iteration_s;
+  REQUIRE_FALSE(damped_prediction.warnings.empty());
+  CHECK_THAT(damped_prediction.warnings.back(), Catch::Contains("resnext101-32x4d"));
   b.unseen_model_correction_share = 0;
   const double composed = b.predict(unseen, AnalyticalConstants{}).iteration_s;
   b.unseen_model_correction_share = 1;

@@ -77,18 +77,6 @@ double saturating(double emax, double work, double rate, double t_half) {
   return emax * work / (work + rate * t_half);
 }
 
-// cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor
-// each conv transposes its input in and its output back, two extra read+write passes. TF32 and
-// FP32 convs have native NCHW kernels (charging TF32 too made NCHW TF32 rows 1.3-1.5x too slow).
-double channels_first_transpose_s(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k) {
-  if (op.kind != OpKind::conv || depthwise(op) || !channels_first(job.job)) return 0;
-  const std::string math = op_math_mode(op, job);
-  if (math != "fp16" && math != "bf16") return 0;
-  const double bw = job.gpu->bandwidth_bytes_per_s();
-  const double bytes = 2 * (op.elements_in + op.elements_out) * job.policy->gemm_io_bytes;
-  return bytes / (bw * saturating(k.memory_emax, bytes, bw, k.memory_t_half_s));
-}
-
 }  // namespace
 
 double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k) {
@@ -105,6 +93,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   OpTime t;
 
   double fwd_bytes = 0;
+  double transpose_bytes = 0;  // NCHW <-> NHWC passes around a conv, forward
   double emax_compute = 0;
   double peak = g.peak_flops("fp32");
   switch (op.kind) {
@@ -118,6 +107,11 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       peak = g.peak_flops(math);
       const double io = tensor_core || math == "fp16_nontensor" ? p.gemm_io_bytes : 4.0;
       fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
+      // cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor
+      // each conv transposes its input in and its output back, two extra read+write passes. TF32 and
+      // FP32 convs have native NCHW kernels (charging TF32 too made NCHW TF32 rows 1.3-1.5x too slow).
+      if (op.kind == OpKind::conv && (math == "fp16" || math == "bf16") && channels_first(job.job) && !depthwise(op))
+        transpose_bytes = 2 * (op.elements_in + op.elements_out) * p.gemm_io_bytes;
       // Convs run as implicit GEMMs and share the GEMM efficiency; what costs them more (NCHW
       // transposes, depthwise stencils) is charged separately.
       if (op.kind == OpKind::attention_bmm) emax_compute = k.attention_emax;
@@ -171,7 +165,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     if (const double learned = k.op_model->seconds(op, job, true); learned >= 0) t.backward_s = learned;
   }
 
-  const double transposes = channels_first_transpose_s(op, job, k);
+  const double transposes = kernel_time(0, transpose_bytes, k.memory_emax);
   t.forward_s += transposes;
   t.backward_s += 2 * transposes;  // data and weight gradients each transpose their two operands
 

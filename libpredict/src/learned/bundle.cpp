@@ -86,16 +86,13 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     // describe_domain_gap reads these at prediction time: check them here, where errors are located.
     const auto& domain = m.at("domain");
     require(domain.is_object() && domain.at("precisions").is_array() &&
-                (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()),
-            manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false}");
-    if (domain.contains("models")) {
-      require(domain["models"].is_array(), manifest_path, "domain.models", "expected a list of model ids");
-      for (const auto& id : domain["models"]) b.trained_models.insert(id.get<std::string>());
-      const double share = domain.at("unseen_model_correction_share").get<double>();
-      require(share >= 0 && share <= 1, manifest_path, "domain.unseen_model_correction_share",
-              "expected a share between 0 and 1");
-      b.unseen_model_correction_share = share;
-    }
+                (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()) &&
+                domain.at("models").is_array(),
+            manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false, models: [...]}");
+    for (const auto& id : domain["models"]) b.trained_models.insert(id.get<std::string>());
+    b.unseen_model_correction_share = domain.at("unseen_model_correction_share").get<double>();
+    require(b.unseen_model_correction_share >= 0 && b.unseen_model_correction_share <= 1, manifest_path,
+            "domain.unseen_model_correction_share", "expected a share between 0 and 1");
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
@@ -127,7 +124,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   k.collective_model = communication.get();
   Prediction p = predict_analytical(job, k);
   double log_ratio = aggregator.predict_one(run_features(job, p, false));
-  if (!trained_models.empty() && !trained_models.count(job.job.model)) {
+  if (!trained_models.count(job.job.model)) {
     log_ratio *= unseen_model_correction_share;
     p.warnings.push_back("model '" + job.job.model + "' has no training runs in the bundle: " +
                          std::to_string(static_cast<int>(std::lround(unseen_model_correction_share * 100))) +

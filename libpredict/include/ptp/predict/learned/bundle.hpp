@@ -40,8 +40,8 @@ class LearnedBundle {
   std::unique_ptr<LearnedCollectiveModel> communication;
   Booster aggregator;
   double log_q_low = 0, log_q_high = 0;  // conformal residual quantiles (10 %, 90 %)
-  std::set<std::string> trained_models;  // empty in bundles that do not list them: no damping
-  double unseen_model_correction_share = 1.0;
+  std::set<std::string> trained_models;  // the models the aggregator has runs of
+  double unseen_model_correction_share = 1.0;  // applied to every other model's learned correction
 
  private:
   std::string dir_;
