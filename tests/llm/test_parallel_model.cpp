@@ -26,12 +26,12 @@ double sum_fwd_flops(const std::vector<Stage>& stages) {
 }
 }  // namespace
 
-TEST_CASE("every transformer op has the Megatron TP role its name implies", "[llm][shard]") {
+TEST_CASE("the transformer family gives every op its Megatron parallel role", "[llm][shard]") {
   const auto job = resolve(llm_job("llama3-8b", 1, ""));
   std::map<std::string, std::string> roles;
   for (const auto& op : job.workload.ops) {
     const auto dot = op.name.rfind('.');
-    roles[dot == std::string::npos ? op.name : op.name.substr(dot + 1)] = tp_role_name(tp_role(op));
+    roles[dot == std::string::npos ? op.name : op.name.substr(dot + 1)] = tp_role_name(op.tp_role);
   }
   CHECK(roles["self_attn_qkv"] == "column");
   CHECK(roles["mlp_up"] == "column");
@@ -41,10 +41,25 @@ TEST_CASE("every transformer op has the Megatron TP role its name implies", "[ll
   CHECK(roles["self_attn_flash"] == "split");
   CHECK(roles["self_attn_rope"] == "split");
   CHECK(roles["mlp_act"] == "split");
-  CHECK(roles["embed_tokens"] == "vocab_embedding");
-  CHECK(roles["lm_loss"] == "vocab_loss");
+  CHECK(roles["embed_tokens"] == "vocab");
+  CHECK(roles["lm_loss"] == "vocab");
   CHECK(roles["self_attn_norm"] == "replicated");
   CHECK(roles["mlp_residual"] == "replicated");
+}
+
+TEST_CASE("the MoE family marks its experts' ops with the dimension expert parallelism splits", "[llm][shard]") {
+  const auto job = resolve(llm_job("qwen3-30b-a3b", 8, "parallelism: {expert: 8}\n"));
+  std::map<std::string, std::string> split;
+  for (const auto& op : job.workload.ops) {
+    const auto dot = op.name.rfind('.');
+    split[dot == std::string::npos ? op.name : op.name.substr(dot + 1)] = expert_split_name(op.expert_split);
+  }
+  CHECK(split["expert_up"] == "n");
+  CHECK(split["expert_down"] == "k");
+  CHECK(split["expert_act"] == "routed");
+  CHECK(split["expert_dispatch"] == "routed");
+  CHECK(split["moe_router"] == "none");
+  CHECK(split["self_attn_qkv"] == "none");
 }
 
 TEST_CASE("TP splits weights and FLOPs; with sequence parallel every op's work is split", "[llm][shard]") {

@@ -35,6 +35,7 @@ AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const Ana
     if (full >= 0 && last >= 0) {
       e.seconds = full * (e.buckets - 1) + last;
       e.last_bucket_s = last;
+      e.learned = true;
       e.bus_bandwidth_gbs = factor * std::min(bytes, k.bucket_bytes) / std::max(full, 1e-12) / 1e9;
     }
   }

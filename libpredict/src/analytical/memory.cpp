@@ -14,7 +14,6 @@ double optimizer_states(const std::string& opt) {
   if (opt == "momentum") return 1;
   return 2;  // adam, adamw, lamb
 }
-bool in_block(const Op& op) { return op.name.find('.') != std::string::npos; }
 
 // Bytes an op stashes for backward. FP8 recipes (Transformer Engine) keep the FP8 casts of GEMM
 // inputs, which the backward GEMMs read, instead of the BF16 tensors.
@@ -41,7 +40,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   double block_saved = 0, blocks = std::max(1, s.blocks);
   for (const auto& op : s.ops) {
     const double bytes = saved_bytes(op, p);
-    if (!in_block(op)) {
+    if (!op.in_block) {
       st.kept += bytes;
       continue;
     }

@@ -156,13 +156,13 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   if (depthwise(op)) emax_mem *= k.depthwise_memory_factor;
   t.forward_s = kernel_time(op.fwd_flops, fwd_bytes, emax_mem);
   if (k.op_model) {
-    if (const double learned = k.op_model->seconds(op, job, false); learned >= 0) t.forward_s = learned;
+    if (const double learned = k.op_model->seconds(op, job, false); learned >= 0) t.forward_s = t.forward_learned_s = learned;
   }
   // Backward reads the output gradient and the saved input, writes the input (and weight) gradients.
   const double bwd_bytes = 2 * fwd_bytes;
   t.backward_s = kernel_time(op.bwd_flops, bwd_bytes, emax_mem);
   if (k.op_model) {
-    if (const double learned = k.op_model->seconds(op, job, true); learned >= 0) t.backward_s = learned;
+    if (const double learned = k.op_model->seconds(op, job, true); learned >= 0) t.backward_s = t.backward_learned_s = learned;
   }
 
   const double transposes = kernel_time(0, transpose_bytes, k.memory_emax);

@@ -3,6 +3,7 @@
 // ZeRO/FSDP sharding): how one GPU's share of a micro-batch is derived from the whole-model
 // workload, which ranks talk to which, and the arithmetic of schedules, volumes and FLOPs. Private
 // to libpredict (and tests/llm); the public surface is predict_analytical().
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,11 +60,8 @@ CommGroup expert_dp_group(const Layout& l);  // gradient reduction of expert wei
 CommGroup hsdp_shard_group(const Layout& l);
 bool pp_peer_same_node(const Layout& l);
 
-// How an op of the whole-model workload splits over tensor-parallel ranks (Megatron-LM
-// conventions, recognised by the transformer generator's op names).
-enum class TpRole { column, row, split, vocab_embedding, vocab_loss, expert, replicated };
-TpRole tp_role(const Op& op);
-const char* tp_role_name(TpRole r);
+// One GPU's copy of an op of the whole-model workload under the layout, from the op's parallel
+// roles (Op::tp_role, Op::expert_split; ptp/predict/workload.hpp).
 Op shard_op(const Op& op, const Layout& l);
 
 // One pipeline stage's share of a micro-batch: the sharded ops of its virtual chunks.
@@ -133,6 +131,10 @@ double model_flops_per_microbatch(const Workload& w, bool include_conv = true);
 struct StageTime {
   double fwd = 0, bwd = 0, recompute = 0, casts = 0, bwd_casts = 0, launch_fwd = 0, launch_bwd = 0;
   double gpu_fwd = 0, gpu_bwd = 0;
+  // Of gpu_fwd + gpu_bwd: seconds the learned compute level answered, and the rest by op kind
+  // (only when a learned op model is plugged in).
+  double gpu_learned = 0;
+  std::map<OpKind, double> roofline_by_kind;
   double tp_comm = 0, tp_exposed = 0, cp_comm = 0, cp_exposed = 0, ep_comm = 0, ep_exposed = 0;
   double p2p_comm = 0, p2p_exposed = 0;
   double total() const { return fwd + bwd + recompute + tp_exposed + cp_exposed + ep_exposed + p2p_exposed; }

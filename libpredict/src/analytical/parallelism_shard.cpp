@@ -1,7 +1,8 @@
 // One GPU's share of each op under tensor, context and expert parallelism, and the split of
-// transformer blocks into pipeline stages. Ops are recognised by the transformer generator's
-// names (src/models/transformer_family.cpp documents the contract); anything unrecognised is
-// replicated, which is what Megatron does with modules it does not parallelise.
+// transformer blocks into pipeline stages. Every decision reads the op's parallel roles
+// (Op::tp_role, Op::expert_split, Op::in_block), which the model family set when it built the op;
+// an op no family marked is replicated, which is what Megatron does with modules it does not
+// parallelise.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -10,98 +11,51 @@
 
 namespace ptp {
 
-namespace {
-std::string leaf(const std::string& name) {
-  const auto dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(dot + 1);
-}
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
-
-TpRole tp_role(const Op& op) {
-  const std::string n = leaf(op.name);
-  if (n.rfind("expert_", 0) == 0) return TpRole::expert;
-  switch (op.kind) {
-    case OpKind::fused_attention:
-    case OpKind::attention_bmm:
-    case OpKind::softmax:
-      return TpRole::split;  // heads are divided over TP ranks
-    case OpKind::loss:
-      return TpRole::vocab_loss;  // vocab-parallel cross entropy
-    case OpKind::embedding:
-      return ends_with(n, "_tokens") ? TpRole::vocab_embedding : TpRole::replicated;
-    case OpKind::gemm:
-      if (n == "moe_router") return TpRole::replicated;
-      if (ends_with(n, "_qkv") || ends_with(n, "_q") || ends_with(n, "_kv") || ends_with(n, "_up") || ends_with(n, "lm_head"))
-        return TpRole::column;
-      if (ends_with(n, "_out") || ends_with(n, "_down")) return TpRole::row;
-      return TpRole::replicated;
-    default:
-      // Elementwise ops on head- or ffn-sharded tensors (RoPE, attention dropout, the MLP activation).
-      if (ends_with(n, "_rope") || ends_with(n, "_attn_dropout") || ends_with(n, "_act")) return TpRole::split;
-      return TpRole::replicated;
-  }
-}
-
-const char* tp_role_name(TpRole r) {
-  switch (r) {
-    case TpRole::column: return "column";
-    case TpRole::row: return "row";
-    case TpRole::split: return "split";
-    case TpRole::vocab_embedding: return "vocab_embedding";
-    case TpRole::vocab_loss: return "vocab_loss";
-    case TpRole::expert: return "expert";
-    case TpRole::replicated: return "replicated";
-  }
-  return "?";
-}
-
 Op shard_op(const Op& op, const Layout& l) {
   Op o = op;
   const double t = l.tp;
   // act scales the per-token work (FLOPs, elements, saved activations); params scales weights.
   double act = 1.0, params = 1.0, in = 1.0, out = 1.0, saved = 1.0;
-  switch (tp_role(op)) {
-    case TpRole::column:  // W split by output features; input replicated (gathered under SP)
-      act = out = params = 1 / t;
-      saved = l.sp ? 1 / t : 1;
-      o.n /= t;
-      break;
-    case TpRole::row:  // W split by input features; output is a partial sum reduced afterwards
-      act = in = saved = params = 1 / t;
-      o.k /= t;
-      break;
-    case TpRole::split:
-      act = in = out = saved = 1 / t;
-      if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.batch /= t;
-      break;
-    case TpRole::vocab_embedding:  // each rank looks up its vocab slice; output all-reduced
-      params = 1 / t;
-      break;
-    case TpRole::vocab_loss:
-      act = in = saved = 1 / t;
-      break;
-    case TpRole::expert: {
-      // Experts are split over EP ranks, not TP (expert tensor parallel 1). Balanced routing:
-      // each rank runs its E/ep experts on ep x its tokens, i.e. the same FLOPs as without EP.
-      // Under sequence parallel a TP rank routes only its 1/tp of the tokens.
-      const double tok = l.sp ? 1 / t : 1;
-      act = in = out = saved = tok;
-      params = 1.0 / l.ep;
-      // The generator concatenates the experts along n (up) or k (down); a rank holds E/ep of them,
-      // each seeing ep ranks' worth of routed rows.
-      if (op.kind == OpKind::gemm) {
-        if (ends_with(leaf(op.name), "_down")) o.k /= l.ep;
-        else o.n /= l.ep;
-        o.m *= l.ep * tok;
-      }
-      break;
+  if (op.expert_split != ExpertSplit::none) {
+    // Experts are split over EP ranks, not TP (expert tensor parallel 1). Balanced routing: each
+    // rank runs its E/ep experts on ep x its tokens, i.e. the same FLOPs as without EP. Under
+    // sequence parallel a TP rank routes only its 1/tp of the tokens.
+    const double tok = l.sp ? 1 / t : 1;
+    act = in = out = saved = tok;
+    params = 1.0 / l.ep;
+    // The family concatenates the experts along n (up) or k (down); a rank holds E/ep of them,
+    // each seeing ep ranks' worth of routed rows.
+    if (op.expert_split == ExpertSplit::n || op.expert_split == ExpertSplit::k) {
+      if (op.expert_split == ExpertSplit::k) o.k /= l.ep;
+      else o.n /= l.ep;
+      o.m *= l.ep * tok;
     }
-    case TpRole::replicated:
-      if (l.sp) act = in = out = saved = 1 / t;  // norms, dropout, residuals on the sequence shard
-      break;
+  } else {
+    switch (op.tp_role) {
+      case TpRole::column:  // W split by output features; input replicated (gathered under SP)
+        act = out = params = 1 / t;
+        saved = l.sp ? 1 / t : 1;
+        o.n /= t;
+        break;
+      case TpRole::row:  // W split by input features; output is a partial sum reduced afterwards
+        act = in = saved = params = 1 / t;
+        o.k /= t;
+        break;
+      case TpRole::split:
+        act = in = out = saved = 1 / t;
+        if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.batch /= t;
+        break;
+      case TpRole::vocab:
+        if (op.kind == OpKind::embedding) {
+          params = 1 / t;  // each rank looks up its vocab slice; output all-reduced
+        } else {
+          act = in = saved = 1 / t;  // vocab-parallel cross entropy over the sharded logits
+        }
+        break;
+      case TpRole::replicated:
+        if (l.sp) act = in = out = saved = 1 / t;  // norms, dropout, residuals on the sequence shard
+        break;
+    }
   }
   // Context parallelism: every rank holds 1/cp of the tokens (attention: its queries against all
   // keys, load-balanced over the causal mask), weights are replicated.
@@ -117,8 +71,8 @@ Op shard_op(const Op& op, const Layout& l) {
 }
 
 namespace {
-// Ops are grouped in units by their layer index; a unit is a transformer block when its ops carry
-// a block prefix ("layer3.", "encoder.3.", "decoder3.").
+// Ops are grouped in units by their layer index; a unit is a transformer block when its ops were
+// built inside a block (Op::in_block).
 struct Unit {
   std::vector<const Op*> ops;
   bool block = false, moe = false;
@@ -128,8 +82,8 @@ std::vector<Unit> units_of(const Workload& w) {
   for (const auto& op : w.ops) {
     auto& u = by_layer[op.layer];
     u.ops.push_back(&op);
-    if (op.name.find('.') != std::string::npos) u.block = true;
-    if (tp_role(op) == TpRole::expert) u.moe = true;
+    if (op.in_block) u.block = true;
+    if (op.expert_split != ExpertSplit::none) u.moe = true;
   }
   std::vector<Unit> units;
   for (auto& kv : by_layer) units.push_back(std::move(kv.second));
@@ -193,7 +147,7 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
       }
       st.params += st.ops.back().params;
       block_params[i] += st.ops.back().params;
-      if (tp_role(*op) == TpRole::expert) st.expert_params += st.ops.back().params;
+      if (op->expert_split != ExpertSplit::none) st.expert_params += st.ops.back().params;
     }
     st.blocks += units[i].block;
     st.moe_blocks += units[i].moe;

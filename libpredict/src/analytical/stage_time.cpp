@@ -9,13 +9,12 @@
 namespace ptp {
 
 namespace {
-bool in_block(const Op& op) { return op.name.find('.') != std::string::npos; }
 
 // Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
 // softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
 // GEMMs and the fused attention kernel keep their outputs.
 bool recomputed(const Op& op, const std::string& policy) {
-  if (policy == "none" || !in_block(op)) return false;
+  if (policy == "none" || !op.in_block) return false;
   if (policy == "full") return true;
   return op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
          op.kind == OpKind::elementwise;
@@ -34,6 +33,11 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     t.gpu_bwd += ot.backward_s;
     t.launch_fwd += ot.forward_launch_s;
     t.launch_bwd += ot.backward_launch_s;
+    if (k.op_model) {
+      const double learned = ot.forward_learned_s + ot.backward_learned_s;
+      t.gpu_learned += learned;
+      if (ot.forward_s + ot.backward_s > learned) t.roofline_by_kind[op.kind] += ot.forward_s + ot.backward_s - learned;
+    }
     if (recomputed(op, l.recompute)) {
       rec_gpu += ot.forward_s;
       rec_launch += ot.forward_launch_s;

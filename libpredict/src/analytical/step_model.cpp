@@ -27,6 +27,7 @@ double optimizer_bytes_per_param(const ResolvedJob& job) {
 struct BackwardSchedule {
   double exposed_s = 0;
   std::vector<TraceBucket> buckets;
+  bool learned = false;  // the learned communication level timed the buckets
 };
 
 // Gradients become ready layer by layer in reverse order during the last backward pass; buckets are
@@ -41,6 +42,7 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
   const double total_bytes = dense_params * elem;
   const auto whole = allreduce_time(total_bytes, job, k);
   if (whole.buckets == 0) return s;
+  s.learned = whole.learned;
   const double bus_s_per_byte = (2.0 * (job.data_parallel - 1) / job.data_parallel) / (whole.bus_bandwidth_gbs * 1e9);
   const double latency = whole.last_bucket_s - bus_s_per_byte * (total_bytes - (whole.buckets - 1) * k.bucket_bytes);
   double gpu_bwd_sum = 0;
@@ -69,6 +71,27 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
 }  // namespace
 
 namespace {
+// Ops the learned compute level declines (no kernel timings of their kind, or a math mode it never
+// saw) are timed by the roofline; above this share of op time the prediction says so.
+constexpr double kRooflineWarnShare = 0.05;
+
+void report_compute_levels(const StageTime& t, Prediction& out) {
+  const double total = t.gpu_fwd + t.gpu_bwd;
+  if (total <= 0) return;
+  out.compute_learned_share = std::clamp(t.gpu_learned / total, 0.0, 1.0);
+  double roofline = 0;
+  std::string kinds;
+  for (const auto& [kind, seconds] : t.roofline_by_kind) {
+    roofline += seconds;
+    kinds += std::string(kinds.empty() ? "" : ", ") + op_kind_name(kind);
+  }
+  if (roofline / total < kRooflineWarnShare) return;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.0f %%", 100 * roofline / total);
+  out.warnings.push_back("learned compute level declined " + std::string(share) + " of op time (" + kinds +
+                         " ops, outside its training data): the roofline times them");
+}
+
 void add_memory_warning(const ResolvedJob& job, const Layout& l, Prediction& out) {
   const auto& p = *job.policy;
   const auto& j = job.job;
@@ -138,6 +161,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
     for (const auto& bk : sched.buckets) dp_total += bk.duration_s;
     b.dp_communication = sched.exposed_s;
     out.buckets = sched.buckets;
+    out.communication_predictor = sched.learned ? "learned" : "analytical";
   } else {
     const auto dp = dp_communication(stage, t, job, l, k, pk);
     dp_total = dp.total;
@@ -165,6 +189,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.flops_per_step = (job.workload.fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.workload.bwd_flops()) * m *
                        l.dp;
   fill_mfu(job, out);
+  if (k.op_model) report_compute_levels(t, out);
   out.layers = std::move(t.layers);
 
   auto& ls = out.layout;

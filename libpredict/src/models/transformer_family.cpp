@@ -2,10 +2,11 @@
 // GPT-2/3, OPT, Llama, BART, T5, Transformer-big, Transformer-XL, ViT), with mixture-of-experts MLPs
 // (Mixtral / Qwen-MoE / DeepSeek style), multi-head latent attention and multi-token prediction.
 //
-// Op names are a contract with the model-parallel split (src/analytical/parallelism_shard.cpp):
-// *_qkv, *_q, *_kv, *_up and lm_head are column-parallel, *_out and *_down row-parallel, *_rope,
-// *_attn_dropout and *_act work on head/ffn-split tensors, expert_* ops belong to the experts,
-// *_compress and moe_router are replicated, and ops of a block carry the block's prefix.
+// Each op carries its Megatron-LM parallel role (Op::tp_role, Op::expert_split), set here where the
+// op is built: QKV/Q/KV, MLP up and the LM head are column-parallel, attention out and MLP down
+// row-parallel, RoPE, attention dropout and the MLP activation work on head/ffn-split tensors, token
+// embeddings are vocabulary-parallel, the experts' ops are divided over expert-parallel ranks, and
+// the MLA down-projections and the MoE router are replicated. Names are for people and the trace only.
 #include <cmath>
 
 #include "ptp/predict/model_zoo.hpp"
@@ -13,6 +14,21 @@
 
 namespace ptp {
 namespace {
+
+Op& column(Op& op) {
+  op.tp_role = TpRole::column;
+  return op;
+}
+Op& row(Op& op) {
+  op.tp_role = TpRole::row;
+  return op;
+}
+Op& split(Op& op) {
+  op.tp_role = TpRole::split;
+  return op;
+}
+// Routed experts are divided over EP ranks and not over TP (expert tensor parallel size 1).
+void experts(Op& op, ExpertSplit how) { op.expert_split = how; }
 
 struct TransformerDims {
   std::string kind;  // encoder | decoder-only | encoder-decoder
@@ -145,16 +161,16 @@ void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, doub
   if (d.q_lora_rank > 0) {
     g.linear("self_attn_q_compress", T, h, d.q_lora_rank, false);
     g.norm("self_attn_q_norm", T * d.q_lora_rank, d.q_lora_rank);
-    g.linear("self_attn_q", T, d.q_lora_rank, d.heads * qk, false);
+    column(g.linear("self_attn_q", T, d.q_lora_rank, d.heads * qk, false));
   } else {
-    g.linear("self_attn_q", T, h, d.heads * qk, false);
+    column(g.linear("self_attn_q", T, h, d.heads * qk, false));
   }
   g.linear("self_attn_kv_compress", T, h, d.kv_lora_rank + d.qk_rope_head_dim, false);
   g.norm("self_attn_kv_norm", T * d.kv_lora_rank, d.kv_lora_rank);
-  g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false);
-  g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6);
+  column(g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false));
+  split(g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6));
   g.fused_attention("self_attn_flash", batch * d.heads, q_len, keys, (qk + d.v_head_dim) / 2, causal);
-  g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false);
+  row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false));
   g.elementwise("self_attn_residual", T * h, 2, 1);
 }
 
@@ -166,16 +182,16 @@ void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   const double rows = T * k / E;  // balanced routing (the published MoE benchmarks force it)
   g.linear("moe_router", T, h, E, false);
   g.elementwise("moe_gate", T * E, 1, 4);  // softmax / sigmoid + top-k
-  g.elementwise("expert_dispatch", T * k * h, 1, 2);
-  g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false);
-  g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4);
-  g.linear("expert_down", rows, E * f, h, false);
-  g.elementwise("expert_combine", T * h, k, 2);
+  experts(g.elementwise("expert_dispatch", T * k * h, 1, 2), ExpertSplit::routed);
+  experts(g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false), ExpertSplit::n);
+  experts(g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4), ExpertSplit::routed);
+  experts(g.linear("expert_down", rows, E * f, h, false), ExpertSplit::k);
+  experts(g.elementwise("expert_combine", T * h, k, 2), ExpertSplit::routed);
   if (d.shared_expert_ffn > 0) {
     const double sf = d.shared_expert_ffn;
-    g.linear("shared_up", T, h, gated ? 2 * sf : sf, false);
-    g.elementwise("shared_act", T * sf, gated ? 2 : 1, gated ? 6 : 4);
-    g.linear("shared_down", T, sf, h, false);
+    column(g.linear("shared_up", T, h, gated ? 2 * sf : sf, false));
+    split(g.elementwise("shared_act", T * sf, gated ? 2 : 1, gated ? 6 : 4));
+    row(g.linear("shared_down", T, sf, h, false));
   }
 }
 
@@ -189,12 +205,12 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
     if (self && d.mla) return mla_attention(g, d, batch, q_len, keys, is_causal);
     g.norm(tag + "_norm", T * h, h);
     if (self) {
-      g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.bias);
+      column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.bias));
     } else {
-      g.linear(tag + "_q", T, h, q_dim, d.bias);
-      g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.bias);
+      column(g.linear(tag + "_q", T, h, q_dim, d.bias));
+      column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.bias));
     }
-    if (d.positions == "rotary") g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6);
+    if (d.positions == "rotary") split(g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6));
     if (d.attention == "flash") {
       g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, is_causal);
     } else {
@@ -202,10 +218,10 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
       g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
       if (d.positions == "relative") g.bmm(tag + "_pos_scores", bh, q_len, keys, d.head_dim);
       g.softmax(tag + "_softmax", bh * q_len * keys);
-      if (d.dropout) g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2);
+      if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2));
       g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
     }
-    g.linear(tag + "_out", T, q_dim, h, d.bias);
+    row(g.linear(tag + "_out", T, q_dim, h, d.bias));
     if (d.dropout) g.elementwise(tag + "_dropout", T * h, 1, 2);
     g.elementwise(tag + "_residual", T * h, 2, 1);
   };
@@ -219,9 +235,9 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
     g.elementwise("mlp_residual", T * h, 2, 1);
     return;
   }
-  g.linear("mlp_up", T, h, gated ? 2 * d.ffn : d.ffn, d.bias);
-  g.elementwise("mlp_act", T * d.ffn, gated ? 2 : 1, gated ? 6 : 4);
-  g.linear("mlp_down", T, d.ffn, h, d.bias);
+  column(g.linear("mlp_up", T, h, gated ? 2 * d.ffn : d.ffn, d.bias));
+  split(g.elementwise("mlp_act", T * d.ffn, gated ? 2 : 1, gated ? 6 : 4));
+  row(g.linear("mlp_down", T, d.ffn, h, d.bias));
   if (d.dropout) g.elementwise("mlp_dropout", T * h, 1, 2);
   g.elementwise("mlp_residual", T * h, 2, 1);
 }
@@ -229,7 +245,7 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
 void embed_tokens(GraphBuilder& g, const TransformerDims& d, double batch, double len, const std::string& tag,
                   bool shared_table = false) {
   const double T = batch * len;
-  g.embedding(tag + "_tokens", T, d.hidden, d.vocab, shared_table ? 0.0 : d.token_table_params);
+  g.embedding(tag + "_tokens", T, d.hidden, d.vocab, shared_table ? 0.0 : d.token_table_params).tp_role = TpRole::vocab;
   if (d.positions == "learned" && d.max_positions > 0) g.embedding(tag + "_positions", T, d.hidden, d.max_positions);
   if (d.type_vocab > 0) g.embedding(tag + "_types", T, d.hidden, d.type_vocab);
   g.norm(tag + "_norm", T * d.hidden, d.hidden);
@@ -283,7 +299,7 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
       g.norm("mlm_norm", rows * d.hidden, d.hidden);
     }
     // Tied embeddings share the weight: count the GEMM, not the parameters again.
-    g.linear("lm_head", rows, d.hidden, d.head_vocab, false, true, /*shared_weight=*/d.tie_embeddings);
+    column(g.linear("lm_head", rows, d.hidden, d.head_vocab, false, true, /*shared_weight=*/d.tie_embeddings));
     g.loss("lm_loss", rows, d.head_vocab);
     if (head == "mlm") g.linear("nsp_head", B, d.hidden, 2, true);
   } else if (head == "span") {
@@ -311,7 +327,7 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     g.linear("mtp_eh_proj", T, 2 * d.hidden, d.hidden, false);
     block(g, d, B, S, S, true, 0, d.num_experts > 0);
     g.norm("mtp_final_norm", T * d.hidden, d.hidden);
-    g.linear("mtp_lm_head", T, d.hidden, d.head_vocab, false, true, /*shared_weight=*/true);
+    column(g.linear("mtp_lm_head", T, d.hidden, d.head_vocab, false, true, /*shared_weight=*/true));
     g.loss("mtp_loss", T, d.head_vocab);
     g.set_prefix("");
   }

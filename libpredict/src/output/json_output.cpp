@@ -80,7 +80,10 @@ nlohmann::json prediction_json(const Prediction& p) {
                  {"optimizer_state_bytes", m.optimizer_state},
                  {"activations_bytes", m.activations},
                  {"workspace_bytes", m.workspace}};
-  j["predictor"] = {{"kind", p.predictor_kind}, {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)}};
+  j["predictor"] = {{"kind", p.predictor_kind},
+                    {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
+                    {"compute_learned_share", p.compute_learned_share},
+                    {"communication", p.communication_predictor}};
   j["warnings"] = p.warnings;
   return j;
 }

@@ -79,7 +79,9 @@ std::string render_table(const Prediction& p) {
   const auto& ly = p.layout;
   if (ly.tensor * ly.pipeline * ly.context * ly.expert > 1 || ly.sharding != "none" || ly.activation_checkpointing != "none")
     o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
-  o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") + "\n\n";
+  o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") +
+       fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +
+       "\n\n";
   o += "iteration  " + ms(p.iteration_s) + "   80% band " + ms(p.iteration_low_s) + " .. " + ms(p.iteration_high_s) +
        "\n";
   auto line = [&](const char* name, double v) {
@@ -139,7 +141,8 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
                         "breakdown.pp_communication", "breakdown.dp_communication", "breakdown.pp_bubble",
                         "breakdown.recompute", "throughput.tokens_per_second_per_gpu", "mfu", "mfu_precision_peak",
                         "parallelism.tensor", "parallelism.pipeline", "parallelism.virtual_pipeline",
-                        "parallelism.context", "parallelism.expert", "parallelism.data", "parallelism.sharding"})
+                        "parallelism.context", "parallelism.expert", "parallelism.data", "parallelism.sharding",
+                        "predictor.compute_learned_share", "predictor.communication"})
     header.emplace_back(h);
   std::string out = csv_line(header);
   const double first = first_valid_rate(rows);
@@ -168,7 +171,7 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
           p.tokens_per_second > 0 ? g(p.tokens_per_second_per_gpu) : std::string(), g(p.mfu), g(p.mfu_precision_peak),
           std::to_string(p.layout.tensor), std::to_string(p.layout.pipeline), std::to_string(p.layout.virtual_pipeline),
           std::to_string(p.layout.context), std::to_string(p.layout.expert), std::to_string(p.layout.data),
-          p.layout.sharding};
+          p.layout.sharding, g(p.compute_learned_share), p.communication_predictor};
     cells.insert(cells.end(), values.begin(), values.end());
     out += csv_line(cells);
   }

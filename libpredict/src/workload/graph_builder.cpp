@@ -22,6 +22,27 @@ const char* op_kind_name(OpKind k) {
   return "?";
 }
 
+const char* tp_role_name(TpRole r) {
+  switch (r) {
+    case TpRole::replicated: return "replicated";
+    case TpRole::column: return "column";
+    case TpRole::row: return "row";
+    case TpRole::split: return "split";
+    case TpRole::vocab: return "vocab";
+  }
+  return "?";
+}
+
+const char* expert_split_name(ExpertSplit e) {
+  switch (e) {
+    case ExpertSplit::none: return "none";
+    case ExpertSplit::routed: return "routed";
+    case ExpertSplit::n: return "n";
+    case ExpertSplit::k: return "k";
+  }
+  return "?";
+}
+
 double Workload::params() const {
   double s = 0;
   for (const auto& o : ops) s += o.params;
@@ -50,14 +71,35 @@ Op& GraphBuilder::add(Op op) {
                    op.params, op.saved, op.repeats}) {
     if (!std::isfinite(v) || v < 0) throw InputError("op '" + op.name + "' has a non-finite or negative size");
   }
+  op.in_block = !prefix_.empty();
   op.name = prefix_.empty() ? op.name : prefix_ + "." + op.name;
+  // Defaults every family shares: heads are divided over TP ranks, and the cross entropy is
+  // vocabulary-parallel. Anything else is replicated unless its family says otherwise.
+  switch (op.kind) {
+    case OpKind::attention_bmm:
+    case OpKind::fused_attention:
+    case OpKind::softmax:
+      op.tp_role = TpRole::split;
+      break;
+    case OpKind::loss:
+      op.tp_role = TpRole::vocab;
+      break;
+    case OpKind::gemm:
+    case OpKind::conv:
+    case OpKind::norm:
+    case OpKind::elementwise:
+    case OpKind::embedding:
+    case OpKind::pooling:
+    case OpKind::rnn:
+      break;
+  }
   op.layer = layer_;
   w_.layers = std::max(w_.layers, layer_ + 1);
   w_.ops.push_back(std::move(op));
   return w_.ops.back();
 }
 
-void GraphBuilder::linear(const std::string& name, double rows, double in, double out, bool bias, bool input_grad,
+Op& GraphBuilder::linear(const std::string& name, double rows, double in, double out, bool bias, bool input_grad,
                           bool shared_weight) {
   Op o;
   o.name = name;
@@ -72,7 +114,7 @@ void GraphBuilder::linear(const std::string& name, double rows, double in, doubl
   o.saved = rows * in;
   o.input_grad = input_grad;
   o.uses_gemm_math = true;
-  add(o);
+  return add(o);
 }
 
 void GraphBuilder::bmm(const std::string& name, double batch, double m, double n, double k) {
@@ -178,7 +220,7 @@ void GraphBuilder::softmax(const std::string& name, double elements) {
   add(o);
 }
 
-void GraphBuilder::elementwise(const std::string& name, double elements, double inputs, double flops_per_element) {
+Op& GraphBuilder::elementwise(const std::string& name, double elements, double inputs, double flops_per_element) {
   Op o;
   o.name = name;
   o.kind = OpKind::elementwise;
@@ -187,10 +229,10 @@ void GraphBuilder::elementwise(const std::string& name, double elements, double 
   o.elements_in = elements * inputs;
   o.elements_out = elements;
   o.saved = flops_per_element > 1 ? elements : 0;  // nonlinear ops keep their input
-  add(o);
+  return add(o);
 }
 
-void GraphBuilder::embedding(const std::string& name, double lookups, double dim, double table_rows,
+Op& GraphBuilder::embedding(const std::string& name, double lookups, double dim, double table_rows,
                              double table_params, bool sparse_update) {
   Op o;
   o.name = name;
@@ -201,7 +243,7 @@ void GraphBuilder::embedding(const std::string& name, double lookups, double dim
   o.params = table_params >= 0 ? table_params : table_rows * dim;
   o.input_grad = false;
   o.sparse_update = sparse_update;
-  add(o);
+  return add(o);
 }
 
 void GraphBuilder::pooling(const std::string& name, double elements_in, double elements_out) {

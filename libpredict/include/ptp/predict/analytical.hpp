@@ -75,12 +75,15 @@ double op_element_bytes(const Op& op, const PrecisionPolicy& p);
 struct OpTime {
   double forward_s = 0, backward_s = 0;
   double forward_launch_s = 0, backward_launch_s = 0;  // host time to launch the op
+  // Seconds of forward_s / backward_s the learned compute level answered (the rest: roofline).
+  double forward_learned_s = 0, backward_learned_s = 0;
 };
 OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k);
 
 struct AllReduceEstimate {
   double seconds = 0, last_bucket_s = 0, bus_bandwidth_gbs = 0;
   int buckets = 0;
+  bool learned = false;  // the learned communication level answered
 };
 AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const AnalyticalConstants& k);
 

@@ -75,6 +75,10 @@ struct Prediction {
   double cost_usd = 0;
   MemoryEstimate memory;
   std::string predictor_kind = "analytical", bundle;
+  // Who answered: the share of predicted op time (forward + backward kernels of the paced stage)
+  // that the learned compute level gave, and which level timed the data-parallel collectives.
+  double compute_learned_share = 0;
+  std::string communication_predictor = "analytical";  // learned | analytical
   std::vector<std::string> warnings;
   // Analytical internals kept for the learned aggregator's features and the trace.
   double flops_per_step = 0;

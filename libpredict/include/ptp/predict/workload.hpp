@@ -9,6 +9,22 @@ namespace ptp {
 enum class OpKind { gemm, attention_bmm, fused_attention, conv, norm, softmax, elementwise, embedding, pooling, rnn, loss };
 const char* op_kind_name(OpKind k);
 
+// How tensor parallelism divides an op (Megatron-LM conventions). The model family that builds the
+// op says which; sharding reads only this field, never the op's name.
+//   column: weight split by output features (n), input replicated (QKV, MLP up, LM head)
+//   row: weight split by input features (k), output a partial sum reduced afterwards (out, down)
+//   split: work on head- or ffn-sharded tensors (attention, softmax, RoPE, the MLP activation)
+//   vocab: vocabulary-parallel token embedding or cross entropy
+//   replicated: every TP rank runs it in full (norms, residuals; split over the sequence under SP)
+enum class TpRole { replicated, column, row, split, vocab };
+const char* tp_role_name(TpRole r);
+
+// How expert parallelism divides an op that belongs to the routed experts: not at all (a dense op),
+// by routed tokens only (dispatch, activation, combine), or over the experts' concatenated weights
+// along n (up projections) or k (down projections).
+enum class ExpertSplit { none, routed, n, k };
+const char* expert_split_name(ExpertSplit e);
+
 struct Op {
   std::string name;  // "layer3.block2.conv1"
   OpKind kind = OpKind::elementwise;
@@ -29,6 +45,13 @@ struct Op {
   // Batch norm (per-channel batch statistics) rather than layer/RMS norm: autocast and AMP graph
   // rewriters run it at its input's dtype, where they keep layer norms in FP32.
   bool batch_norm = false;
+  // Parallel roles, set by the family (GraphBuilder gives attention/softmax `split` and losses
+  // `vocab`; everything else starts replicated).
+  TpRole tp_role = TpRole::replicated;
+  ExpertSplit expert_split = ExpertSplit::none;
+  // Part of a repeated block (built under GraphBuilder::set_prefix): pipeline stages, selective
+  // recomputation and activation checkpointing work on blocks.
+  bool in_block = false;
 };
 
 struct Workload {
@@ -56,8 +79,9 @@ class GraphBuilder {
 
   // y[rows x out] = x[rows x in] W (+ b)
   // shared_weight: the weight belongs to another op (tied embeddings) and is not counted again
-  void linear(const std::string& name, double rows, double in, double out, bool bias = true,
-              bool input_grad = true, bool shared_weight = false);
+  // Builders return the op so families can set its parallel roles: g.linear(...).tp_role = TpRole::column.
+  Op& linear(const std::string& name, double rows, double in, double out, bool bias = true,
+             bool input_grad = true, bool shared_weight = false);
   // batch x [m x k] * [k x n], both operands activations (attention scores/context)
   void bmm(const std::string& name, double batch, double m, double n, double k);
   // FlashAttention-style fused kernel: q_len x kv_len scores never hit memory.
@@ -73,11 +97,11 @@ class GraphBuilder {
   void norm(const std::string& name, double elements, double channels);  // layer/RMS norm
   void batch_norm(const std::string& name, double elements, double channels);
   void softmax(const std::string& name, double elements);
-  void elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
+  Op& elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
   // table_params: parameters of the table when it is not rows x dim (adaptive embeddings), 0 when
   // the table is shared with another op
-  void embedding(const std::string& name, double lookups, double dim, double table_rows, double table_params = -1,
-                 bool sparse_update = false);
+  Op& embedding(const std::string& name, double lookups, double dim, double table_rows, double table_params = -1,
+                bool sparse_update = false);
   void pooling(const std::string& name, double elements_in, double elements_out);
   // one LSTM/GRU layer over `steps` time steps; gates = 4 (LSTM) or 3 (GRU)
   void rnn(const std::string& name, double batch, double steps, double in, double hidden, double gates,

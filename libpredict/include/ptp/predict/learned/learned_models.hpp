@@ -17,7 +17,7 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
 class LearnedOpModel : public OpTimeModel {
  public:
   LearnedOpModel(Booster booster, std::set<std::string> maths) : booster_(std::move(booster)), maths_(std::move(maths)) {}
-  // Predicts every op of the job's workload in one batch; seconds() then looks results up.
+  // Predicts the job's whole-model ops in one batch (an optional warm-up of the cache).
   void prepare(const ResolvedJob& job) const;
   double seconds(const Op& op, const ResolvedJob& job, bool backward) const override;
   const std::set<std::string>& maths() const { return maths_; }
@@ -25,8 +25,9 @@ class LearnedOpModel : public OpTimeModel {
 
  private:
   Booster booster_;
+  // The launches the compute model answers for one op, at its trained math (false: it declines).
+  bool launches_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) const;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
-  mutable std::unordered_map<const Op*, std::pair<double, double>> prepared_;  // fwd, bwd seconds
   mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
 };
 
