@@ -17,7 +17,9 @@ int main(int argc, char** argv) {
   bool analytical = false;
   double max_hours = -1, max_cost = -1;
   app.add_option("jobs", req.job_files, "job spec YAML file(s)")->required();
-  app.add_option("--format", req.format, "table | json | jsonl | csv")->check(CLI::IsMember({"table", "json", "jsonl", "csv"}));
+  std::string formats;
+  for (const auto& f : ptp::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
+  app.add_option("--format", req.format, formats)->check(CLI::IsMember(ptp::output_format_names()));
   app.add_option("--set", sets, "override a spec field: key=value (repeatable)");
   app.add_option("--sweep", sweeps, "sweep a field: key=v1,v2,... (repeatable; cross-product)");
   app.add_option("--max-hours", max_hours, "exit 3 when the predicted wall time exceeds H hours")->check(CLI::NonNegativeNumber);

@@ -84,24 +84,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
 
   PredictOutcome out;
   const bool sweep = !req.sweeps.empty();
-  if (req.format == "json") {
-    if (rows.size() != 1)
-      throw InputError("--format json prints one object; use --format jsonl or csv for several jobs or a sweep");
-    out.stdout_text = render_json(rows.front().prediction);
-  } else if (req.format == "jsonl") {
-    out.stdout_text = render_jsonl(rows);
-  } else if (req.format == "csv") {
-    out.stdout_text = render_csv(rows);
-  } else if (req.format == "table") {
-    if (sweep) {
-      out.stdout_text = render_sweep_table(rows);
-    } else {
-      for (std::size_t i = 0; i < rows.size(); ++i)
-        out.stdout_text += (i ? "\n" : "") + render_table(rows[i].prediction);
-    }
-  } else {
-    throw InputError("--format '" + req.format + "': expected table | json | jsonl | csv");
-  }
+  out.stdout_text = find_output_format(req.format).render(rows, sweep);
   if (!req.trace_path.empty()) {
     if (rows.size() != 1) throw InputError("--trace needs exactly one job (no sweep)");
     // 20000 layers x 64 micro-batches took 140 s and 5 GB for a 300 MB file. Refuse what no trace

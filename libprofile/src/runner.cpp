@@ -111,24 +111,29 @@ void add_timing(Row& row, const PlannedPoint& p, const Measurement& m) {
   }
 }
 
-// Runs one point on this rank and returns its row (status ok/failed/unsupported/skipped).
-Row run_point(const PlannedPoint& p, const Target& target, const std::string& sweep_ref) {
-  Row row = make_row(p, target, sweep_ref);
+// Runs one point on this rank: its row and how it ended.
+struct PointResult {
+  Row row;
+  PointStatus status = PointStatus::failed;
+};
+PointResult run_point(const PlannedPoint& p, const Target& target, const std::string& sweep_ref) {
+  PointResult r{make_row(p, target, sweep_ref), PointStatus::failed};
   Measurement m(p.rule);
   try {
     p.point.bench->run(p.point, m);
-    if (m.samples().empty()) throw PointFailure("failed", "benchmark produced no samples");
-    add_timing(row, p, m);
-    row["status"] = "ok";
+    if (m.samples().empty()) throw PointFailure(PointStatus::failed, "benchmark produced no samples");
+    add_timing(r.row, p, m);
+    r.status = PointStatus::ok;
   } catch (const PointFailure& f) {
-    row["status"] = f.status;
-    row["reason"] = f.what();
+    r.status = f.status;
+    r.row["reason"] = f.what();
   } catch (const std::exception& e) {
-    row["status"] = "failed";
-    row["reason"] = e.what();
+    r.status = PointStatus::failed;
+    r.row["reason"] = e.what();
   }
-  for (const auto& [k, v] : m.extra()) row[k] = v;
-  return row;
+  r.row["status"] = point_status_name(r.status);
+  for (const auto& [k, v] : m.extra()) r.row[k] = v;
+  return r;
 }
 
 void check_backends(const Sweep& sweep, Backend backend) {
@@ -222,7 +227,7 @@ int run_profile(const ProfileOptions& opt) {
     const bool participates = p.point.bench->table() == Table::collectives || writer_rank;
     if (!participates) continue;
     const auto t0 = Clock::now();
-    Row row = run_point(p, target, sweep_ref);
+    auto [row, status] = run_point(p, target, sweep_ref);
     const double took = std::chrono::duration<double>(Clock::now() - t0).count();
     planned_run += planned;
     actual_run += took;
@@ -231,11 +236,11 @@ int run_profile(const ProfileOptions& opt) {
     row["ctx_time_utc"] = utc_timestamp();
     out.writers.at(p.point.bench->table())->append(row);
     ++written;
-    if (row["status"] != "ok") {
+    if (status != PointStatus::ok) {
       ++failed;
-      progress.note("point " + p.id + ": " + row["status"] + ": " + row["reason"]);
+      progress.note("point " + p.id + ": " + point_status_name(status) + ": " + row["reason"]);
     }
-    progress.point_done(p.id, row["status"], took, planned_done);
+    progress.point_done(p.id, point_status_name(status), took, planned_done);
   }
   progress.finish();
   const int left = static_cast<int>(points.size()) - written - resumed;
@@ -252,6 +257,11 @@ int run_profile(const ProfileOptions& opt) {
   if (sig != 0) {
     if (writer_rank) spdlog::warn("stopped by signal {} after finishing the current point; rerun with --resume", sig);
     return 128 + sig;
+  }
+  // Like nccl-tests: a run in which no point measured anything fails, so batch jobs notice.
+  if (comm.agree_int(written > 0 && failed == written ? 1 : 0) != 0) {
+    if (writer_rank) spdlog::error("no point succeeded: all {} rows written are not ok (see their reason column)", written);
+    return kExitNoPointSucceeded;
   }
   return 0;
 }

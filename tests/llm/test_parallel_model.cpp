@@ -249,3 +249,34 @@ TEST_CASE("a layout sweep ranks the layouts that fit and marks the ones that do 
   CHECK(unranked > 0);
   CHECK(unranked < 12);
 }
+
+TEST_CASE("sharding and prediction never read op names: a family with arbitrary names gets the same answer",
+          "[llm][shard]") {
+  // The same workload with every op renamed to an arbitrary token ("op17", no block prefix): the
+  // parallel roles the family set (tp_role, expert_split, in_block) are all sharding may use.
+  for (const char* layout : {"parallelism: {tensor: 4, pipeline: 2}\nsequence_parallel: true\n"
+                             "activation_checkpointing: selective\n",
+                             "parallelism: {tensor: 2, context: 2, pipeline: 2}\nactivation_checkpointing: full\n"}) {
+    INFO(layout);
+    const auto named = resolve(llm_job("llama3-8b", 16, layout));
+    auto renamed = named;
+    for (std::size_t i = 0; i < renamed.workload.ops.size(); ++i) renamed.workload.ops[i].name = "op" + std::to_string(i * 7919 % 100003);
+    const auto a = partition_stages(named.workload, make_layout(named));
+    const auto b = partition_stages(renamed.workload, make_layout(renamed));
+    REQUIRE(a.size() == b.size());
+    for (std::size_t s = 0; s < a.size(); ++s) {
+      CHECK(a[s].blocks == b[s].blocks);
+      CHECK(a[s].params == b[s].params);
+      REQUIRE(a[s].ops.size() == b[s].ops.size());
+      for (std::size_t i = 0; i < a[s].ops.size(); ++i) {
+        CHECK(a[s].ops[i].fwd_flops == b[s].ops[i].fwd_flops);
+        CHECK(a[s].ops[i].m * a[s].ops[i].n * a[s].ops[i].k == b[s].ops[i].m * b[s].ops[i].n * b[s].ops[i].k);
+      }
+    }
+    const auto pa = predict_analytical(named), pb = predict_analytical(renamed);
+    CHECK(pa.iteration_s == pb.iteration_s);
+    CHECK(pa.memory.per_gpu_bytes == pb.memory.per_gpu_bytes);
+    CHECK(pa.breakdown.tp_communication == pb.breakdown.tp_communication);
+    CHECK(pa.breakdown.recompute == pb.breakdown.recompute);
+  }
+}

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ptp/profile/row_writer.hpp"
+#include "ptp/profile/runner.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "test_helpers.hpp"
 
@@ -138,4 +139,22 @@ TEST_CASE("a time budget stops cleanly and --plan runs nothing", "[resume][binar
   CHECK(wait_exit(spawn({PTP_PROFILE_EXE, "--backend", "host", "--out", plan_out, (dir / "missing.yaml").string()},
                         log)) == 2);
   CHECK_FALSE(std::filesystem::exists(plan_out + ".ops.csv"));
+}
+
+TEST_CASE("a run in which no point succeeds exits non-zero, with every point a row", "[resume][binary]") {
+  const auto dir = ptp_test::temp_dir("allfail");
+  // The host backend measures FP32 only: both points end unsupported.
+  ptp_test::write_text(dir / "sweep.yaml", R"(name: all-unsupported
+settings: {warmup: 1, min_reps: 3, max_reps: 10, rel_noise: 0, max_time_s: 0.1}
+benchmarks:
+  - bench: host_gemm
+    axes: {m: [64], n: [64], k: [64, 128], dtype: [bf16]}
+)");
+  const std::string out = (dir / "run").string(), log = (dir / "log.txt").string();
+  CHECK(wait_exit(spawn({PTP_PROFILE_EXE, "--backend", "host", "--out", out, (dir / "sweep.yaml").string()}, log)) ==
+        ptp::profile::kExitNoPointSucceeded);
+  const auto rows = check_rows(out + ".ops.csv");
+  CHECK(rows.size() == 2);
+  for (const auto& [id, status] : rows) CHECK(status == "unsupported");
+  CHECK(ptp_test::read_text(log).find("no point succeeded") != std::string::npos);
 }

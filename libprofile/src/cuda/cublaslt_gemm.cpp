@@ -127,7 +127,7 @@ void run_gemm(const Point& p, Measurement& meas, bool batched) {
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   PTP_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt.h, op.h, la.h, lb.h, lc.h, ld.h, pref.h, 1, &heuristic, &found));
-  if (found == 0) throw PointFailure("unsupported", "cuBLASLt has no algorithm for " + p.id());
+  if (found == 0) throw PointFailure(PointStatus::unsupported, "cuBLASLt has no algorithm for " + p.id());
 
   const float alpha32 = 1, beta32 = 0;
   const __half alpha16 = __float2half(1.0f), beta16 = __float2half(0.0f);

@@ -42,7 +42,7 @@ int current_sm_version() {
 void require_sm(int min_sm, const std::string& what) {
   const int sm = current_sm_version();
   if (sm < min_sm)
-    throw PointFailure("unsupported", what + " needs sm_" + std::to_string(min_sm) + ", this GPU is sm_" +
+    throw PointFailure(PointStatus::unsupported, what + " needs sm_" + std::to_string(min_sm) + ", this GPU is sm_" +
                                           std::to_string(sm));
 }
 

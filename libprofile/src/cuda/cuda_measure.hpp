@@ -47,6 +47,6 @@ class Stream {
 void measure_cuda(Measurement& m, cudaStream_t stream, const std::function<void()>& launch);
 
 int current_sm_version();  // 80 for sm_80
-void require_sm(int min_sm, const std::string& what);  // PointFailure("unsupported") below it
+void require_sm(int min_sm, const std::string& what);  // PointFailure(PointStatus::unsupported) below it
 
 }  // namespace ptp::profile::cuda

@@ -16,8 +16,8 @@ void check(cudnnStatus_t s, const char* what) {
   if (s == CUDNN_STATUS_SUCCESS) return;
   const std::string msg = std::string(what) + ": " + cudnnGetErrorString(s);
   if (s == CUDNN_STATUS_NOT_SUPPORTED || s == CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH)
-    throw PointFailure("unsupported", msg);
-  if (s == CUDNN_STATUS_ALLOC_FAILED) throw PointFailure("failed", "out of memory: " + msg);
+    throw PointFailure(PointStatus::unsupported, msg);
+  if (s == CUDNN_STATUS_ALLOC_FAILED) throw PointFailure(PointStatus::failed, "out of memory: " + msg);
   throw std::runtime_error(msg);
 }
 
@@ -205,7 +205,7 @@ void run_conv(const Point& p, Measurement& meas, ConvKind kind) {
   check(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
                                  &returned, engine_cfg.ptr()),
         "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
-  if (returned == 0) throw PointFailure("unsupported", "cuDNN heuristics returned no engine for " + p.id());
+  if (returned == 0) throw PointFailure(PointStatus::unsupported, "cuDNN heuristics returned no engine for " + p.id());
   const cudnnBackendDescriptor_t ecd = engine_cfg.get();
   Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
   plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, &handle)

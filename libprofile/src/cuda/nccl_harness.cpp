@@ -16,7 +16,7 @@ namespace {
 void nccl_check(ncclResult_t r, const char* what) {
   if (r == ncclSuccess) return;
   const std::string msg = std::string(what) + ": " + ncclGetErrorString(r);
-  if (r == ncclSystemError || r == ncclRemoteError) throw PointFailure("failed", msg);
+  if (r == ncclSystemError || r == ncclRemoteError) throw PointFailure(PointStatus::failed, msg);
   throw std::runtime_error(msg);
 }
 
@@ -87,7 +87,7 @@ void run_collective(const Point& p, Measurement& meas, const CollectiveLaunch& l
   int first_rank = 0;
   if (world.active() && world.size() > 1) {  // one GPU per process
     if (world.size() != ranks)
-      throw PointFailure("skipped", "needs " + std::to_string(ranks) + " ranks, launched with " +
+      throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " ranks, launched with " +
                                         std::to_string(world.size()));
     ncclUniqueId id{};
     if (world.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -99,7 +99,7 @@ void run_collective(const Point& p, Measurement& meas, const CollectiveLaunch& l
     first_rank = world.rank();
   } else {  // every GPU from this process
     if (ranks > devices)
-      throw PointFailure("skipped", "needs " + std::to_string(ranks) + " GPUs, " + std::to_string(devices) + " visible");
+      throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " GPUs, " + std::to_string(devices) + " visible");
     std::vector<ncclComm_t> comms(static_cast<std::size_t>(ranks));
     std::vector<int> devs(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r) devs[static_cast<std::size_t>(r)] = r;

@@ -39,7 +39,7 @@ class HostAllReduce final : public Microbenchmark {
     Comm& comm = Comm::world();
     const auto ranks = static_cast<int>(p.integer("ranks"));
     if (!comm.active() || comm.size() != ranks)
-      throw PointFailure("skipped", "needs " + std::to_string(ranks) + " MPI ranks; launched with " +
+      throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " MPI ranks; launched with " +
                                         std::to_string(comm.size()) + " (use mpirun -np " + std::to_string(ranks) + ")");
     const bool f32 = p.text("dtype") == "fp32";
     const auto count = static_cast<std::size_t>(p.integer("size_bytes")) / (f32 ? 4 : 8);

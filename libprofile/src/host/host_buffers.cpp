@@ -18,7 +18,7 @@ void flush_caches() {
 
 void require_fp32(const std::string& dtype) {
   if (dtype != "fp32")
-    throw PointFailure("unsupported", "the host backend measures fp32 only (dtype " + dtype + ")");
+    throw PointFailure(PointStatus::unsupported, "the host backend measures fp32 only (dtype " + dtype + ")");
 }
 
 }  // namespace ptp::profile::host

@@ -17,7 +17,7 @@ std::vector<T> allocate(std::size_t count, const char* what) {
   try {
     return std::vector<T>(count, T(1));
   } catch (const std::bad_alloc&) {
-    throw PointFailure("failed", std::string("out of memory allocating ") + what + " (" +
+    throw PointFailure(PointStatus::failed, std::string("out of memory allocating ") + what + " (" +
                                      format_number(static_cast<double>(count * sizeof(T))) + " B)");
   }
 }

@@ -45,7 +45,7 @@ class HostGemm final : public Microbenchmark {
                       c.data(), n);
         },
         flush_caches);
-    if (c[0] != static_cast<float>(k)) throw PointFailure("failed", "sgemm result check failed");
+    if (c[0] != static_cast<float>(k)) throw PointFailure(PointStatus::failed, "sgemm result check failed");
   }
 };
 

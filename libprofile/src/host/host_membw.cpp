@@ -29,7 +29,7 @@ class HostMemBandwidth final : public Microbenchmark {
     auto src = allocate<unsigned char>(n, "source");
     auto dst = allocate<unsigned char>(n, "destination");
     meas.measure_host([&] { std::memcpy(dst.data(), src.data(), n); }, flush_caches);
-    if (dst[n - 1] != src[n - 1]) throw PointFailure("failed", "copy check failed");
+    if (dst[n - 1] != src[n - 1]) throw PointFailure(PointStatus::failed, "copy check failed");
   }
 };
 

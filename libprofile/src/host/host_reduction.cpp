@@ -45,7 +45,7 @@ class HostReduction final : public Microbenchmark {
           sink = s0 + s1 + s2 + s3;
         },
         flush_caches);
-    if (sink != static_cast<double>(n)) throw PointFailure("failed", "reduction result check failed");
+    if (sink != static_cast<double>(n)) throw PointFailure(PointStatus::failed, "reduction result check failed");
   }
 };
 

@@ -28,4 +28,15 @@ double chrome_trace_layer_events(const Prediction& p);
 
 std::string human_duration(double seconds);
 
+// Output formats, registered in one table (src/output/formats.cpp): name -> printer of every row.
+// A printer throws InputError when the rows do not suit it (json takes exactly one job).
+struct OutputFormat {
+  const char* name;
+  const char* help;
+  std::string (*render)(const std::vector<SweepRow>& rows, bool sweep);
+};
+const std::vector<OutputFormat>& output_formats();
+std::vector<std::string> output_format_names();
+const OutputFormat& find_output_format(const std::string& name);  // InputError naming the choices
+
 }  // namespace ptp

@@ -21,7 +21,7 @@ struct PredictRequest {
   std::vector<std::string> job_files;
   std::vector<Override> overrides;
   std::vector<SweepAxis> sweeps;
-  std::string format = "table";  // table | json | jsonl | csv
+  std::string format = "table";  // a name in output_formats()
   std::optional<double> max_hours, max_cost;
   std::string trace_path;
 };

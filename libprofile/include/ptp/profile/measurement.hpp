@@ -11,11 +11,17 @@
 
 namespace ptp::profile {
 
+// How a point ended; written to the row's `status` column by name.
+//   ok: measured; failed: the benchmark ran and broke (error, out of memory, wrong result);
+//   unsupported: this GPU/library cannot run the point; skipped: the launch lacks what it needs
+//   (ranks, devices).
+enum class PointStatus { ok, failed, unsupported, skipped };
+const char* point_status_name(PointStatus s);
+
 // Thrown by a benchmark for a point it cannot run; the harness turns it into a row with this status.
 struct PointFailure : std::runtime_error {
-  PointFailure(std::string status_, const std::string& reason)
-      : std::runtime_error(reason), status(std::move(status_)) {}
-  std::string status;  // unsupported | failed | skipped
+  PointFailure(PointStatus status_, const std::string& reason) : std::runtime_error(reason), status(status_) {}
+  PointStatus status;
 };
 
 class Measurement {

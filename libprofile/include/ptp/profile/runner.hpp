@@ -21,7 +21,11 @@ struct ProfileOptions {
   bool tty = false;     // progress bar instead of log lines
 };
 
-// Returns the process exit code (0, or 128+signal when SIGINT/SIGTERM stopped the sweep early).
+// Exit code of a run whose every executed point ended other than ok.
+inline constexpr int kExitNoPointSucceeded = 1;
+
+// Returns the process exit code: 0; kExitNoPointSucceeded when points ran and none was ok; or
+// 128+signal when SIGINT/SIGTERM stopped the sweep early.
 // Throws InputError for bad input before anything is written.
 int run_profile(const ProfileOptions& opt);
 

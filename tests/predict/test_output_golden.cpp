@@ -1,0 +1,82 @@
+// Golden output of every registered format, rendered from one fixed, hand-built Prediction (not a
+// model's answer: the numbers are arbitrary and only test the printers). A printer change shows up
+// as a diff against tests/data/golden/; regenerate deliberately with PTP_UPDATE_GOLDEN=1.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ptp/predict/output.hpp"
+
+using namespace ptp;
+
+namespace {
+
+Prediction fixed_prediction() {
+  Prediction p;
+  p.model = "bert-large";
+  p.precision = "amp_fp16";
+  p.gpu = "a100-sxm4-80gb";
+  p.framework = "pytorch";
+  p.num_gpus = 16, p.nodes = 2, p.gpus_per_node = 8, p.grad_accum = 2;
+  p.batch_size = 32, p.seq_len = 512;
+  p.iteration_s = 0.5, p.iteration_low_s = 0.4, p.iteration_high_s = 0.625;
+  auto& b = p.breakdown;
+  b.forward = 0.15, b.backward = 0.3, b.optimizer = 0.01, b.communication = 0.08, b.communication_exposed = 0.03;
+  b.loss_scaling = 0.005, b.precision_casts = 0.004, b.framework_overhead = 0.002, b.dp_communication = 0.03;
+  p.samples_per_second = 2048, p.tokens_per_second = 2048.0 * 512, p.tokens_per_second_per_gpu = 2048.0 * 512 / 16;
+  p.model_flops_per_step = 1e15, p.mfu = 0.4, p.mfu_precision_peak = 0.4;
+  p.mfu_peak_basis = "bf16 dense 312.0 TFLOP/s", p.mfu_precision_peak_basis = "fp16 dense 312.0 TFLOP/s";
+  p.layout.data = 16, p.layout.microbatches = 2;
+  p.total_steps = 1000, p.total_seconds = 500, p.gpu_hours = 500.0 / 3600 * 16;
+  p.has_cost = true, p.cost_usd = p.gpu_hours * 2.5;
+  p.memory.weights = 1.4e9, p.memory.gradients = 0.7e9, p.memory.optimizer_state = 5.6e9;
+  p.memory.activations = 20e9, p.memory.workspace = 1e9, p.memory.per_gpu_bytes = 28.7e9;
+  p.memory.capacity_bytes = 80e9;
+  p.predictor_kind = "learned", p.bundle = "models/default";
+  p.compute_learned_share = 0.75, p.communication_predictor = "learned";
+  p.warnings = {"an example warning"};
+  return p;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("every registered format matches its golden file", "[output][golden]") {
+  const std::filesystem::path dir = std::filesystem::path(PTP_TEST_DATA_DIR) / "golden";
+  const bool update = std::getenv("PTP_UPDATE_GOLDEN") != nullptr;
+  const std::vector<SweepRow> one = {{{}, fixed_prediction()}};
+  Prediction faster = fixed_prediction();
+  faster.precision = "amp_bf16", faster.iteration_s = 0.4, faster.samples_per_second = 2560;
+  const std::vector<SweepRow> sweep = {{{{"precision", "amp_fp16"}}, fixed_prediction()},
+                                       {{{"precision", "amp_bf16"}}, faster}};
+  REQUIRE(output_formats().size() >= 4);
+  for (const auto& f : output_formats()) {
+    for (const bool is_sweep : {false, true}) {
+      const std::string name = std::string("prediction") + (is_sweep ? "-sweep." : ".") + f.name;
+      INFO(name);
+      std::string text;
+      try {
+        text = f.render(is_sweep ? sweep : one, is_sweep);
+      } catch (const std::exception& e) {
+        text = std::string("error: ") + e.what() + "\n";  // e.g. json refuses a sweep: that is golden too
+      }
+      if (update) std::ofstream(dir / name, std::ios::binary) << text;
+      REQUIRE(std::filesystem::exists(dir / name));
+      CHECK(text == read_file(dir / name));
+    }
+  }
+}
+
+TEST_CASE("an unknown format is refused with the registered names", "[output]") {
+  CHECK_THROWS_WITH(find_output_format("xml"), Catch::Contains("table | json | jsonl | csv"));
+  CHECK(std::string(find_output_format("csv").name) == "csv");
+}
