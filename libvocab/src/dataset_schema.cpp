@@ -98,6 +98,9 @@ const TableSchema& runs_schema() {
           {"batch_size", "", true, "micro-batch per GPU"},
           {"batch_unit", "", false, "images | sequences | samples | tokens"},
           {"seq_len", "", false, "sequence length"},
+          {"computed_seq_len", "tokens", false,
+           "tokens per sequence the model really computes when it differs from seq_len (derived; e.g. length-binned "
+           "BERT phase 2); empty = same as seq_len or unknown"},
           {"grad_accum", "", false, "micro-batches per optimizer step"},
           {"global_batch_size", "", false, "samples per optimizer step"},
           {"tp", "", false, "tensor-parallel degree"},
@@ -108,6 +111,8 @@ const TableSchema& runs_schema() {
           {"dp", "", false, "data-parallel degree"},
           {"sharding", "", false, "none | zero1 | zero2 | zero3 | fsdp | hsdp"},
           {"activation_checkpointing", "", false, "none | selective | full"},
+          {"nccl_p2p", "", false,
+           "disabled | enabled | empty (unknown): whether the benchmark let NCCL use GPU peer-to-peer (NCCL_P2P_DISABLE)"},
           {"samples_per_second", "1/s", false, "total samples per second"},
           {"tokens_per_second", "1/s", false, "total tokens per second"},
           {"step_time_s", "s", true, "seconds per optimizer step"},

@@ -10,13 +10,15 @@ import shutil
 from collections import Counter
 from string import Template
 
+from . import run_facts
 from .schema import REGEN_CMD, SCHEMA_VERSION
 from .vidur_collectives import VIDUR_TOPO
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 RUN_SOURCES = ("dle", "lambda", "llm")
 # datasets/sources/<name>.md, each from templates/sources/<name>.md
-SOURCE_DOCS = ("dle", "lambda", "llm", "vidur", "nccl-tests", "neusight")
+SOURCE_DOCS = ("dle", "lambda", "llm", "vidur", "nccl-tests", "neusight", "kernels")
+KERNEL_SOURCES = ("xla", "deepgemm", "tilelang")
 
 
 def load_template(rel):
@@ -126,6 +128,23 @@ def source_doc_values(stats, runs, colls, ops):
                                 gpu=cnt(colls, "nccl-tests", "gpu"))
     values["neusight"] = dict(nin=stats["neusight_in"], nout=n(ops, "neusight"),
                               gpu=cnt(ops, "neusight", "gpu"), ops=cnt(ops, "neusight", "op_name"))
+    values["lambda"].update(
+        squad_seq=run_facts.SQUAD_SEQ,
+        n_squad=sum(1 for r in runs if r["source"] == "lambda" and "SQuAD" in r["task"] and r["seq_len"] != ""),
+        p2p=", ".join("%s %d" % (k or "empty (multi-GPU)", v) for k, v in sorted(Counter(
+            r["nccl_p2p"] for r in runs if r["source"] == "lambda" and int(r["num_gpus"]) > 1).items())))
+    values["dle"].update(computed_seq=run_facts.PHASE2_COMPUTED,
+                         n_computed=sum(1 for r in runs if r["source"] == "dle" and r["computed_seq_len"] != ""))
+    kops = [r for r in ops if r["source"] in KERNEL_SOURCES]
+    kc = Counter((r["source"], r["gpu"], r["dtype_compute"], r["status"]) for r in kops)
+    values["kernels"] = dict(
+        nout=len(kops), nok=sum(1 for r in kops if r["status"] == "ok"),
+        nskip=sum(1 for r in kops if r["status"] != "ok"),
+        xla_in=stats["kernels_xla_in"], xla_out=n(ops, "xla"),
+        dg_in=stats["kernels_deepgemm_in"], dg_out=n(ops, "deepgemm"),
+        tl_in=stats["kernels_tilelang_in"], tl_out=n(ops, "tilelang"), mamf_in=stats["kernels_mamf_in"],
+        table=md_table(["source", "gpu", "dtype_compute", "status", "rows"],
+                       [k + (v,) for k, v in sorted(kc.items())]))
     return values
 
 

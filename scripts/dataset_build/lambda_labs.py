@@ -107,6 +107,7 @@ def build(shared, stats=None):
         r["quality_flag"] = join_flags(flags)
         r["notes"] = join_notes(notes)
         finish_run(r, x["system"] + "|" + x["benchmark_version"])
+        r["_system"], r["_bench"] = x["system"], x["benchmark_version"]  # for run_facts.describe_runs
         out.append(r)
     if stats is not None:
         stats["lambda_in"] = len(src)

@@ -15,6 +15,11 @@ RAW_FILES = [
     ("llm", "llm_bf16_fp8_throughput.csv"),
     ("nccl-tests", "nccl_allreduce.csv"),
     ("shared", "README.md"),  # the curator's provenance notes for all of the above
+    # per-shape GEMM timings used for ops/ (mamf_ml_engineering.csv is not used, only cited)
+    ("shared", "kernels/README.md"),
+    ("shared", "kernels/xla_matmul_perf_table.csv"),
+    ("shared", "kernels/deepgemm_fp8.csv"),
+    ("shared", "kernels/tilelang_h800.csv"),
 ]
 RAW_LIMIT_BYTES = 12 * 1000 * 1000
 

@@ -11,11 +11,12 @@ import os
 import sys
 from collections import Counter
 
-from . import dle, lambda_labs, llm, nccl_tests, neusight, vidur_collectives, vidur_ops
+from . import dle, kernels, lambda_labs, llm, nccl_tests, neusight, vidur_collectives, vidur_ops
 from .checks import check_catalog, check_outputs
 from .common import assign_point_ids, dedupe
 from .docs import write_readme, write_source_docs
 from .outputs import copy_raw, write_manifest, write_tables
+from .run_facts import describe_runs
 from .runs_common import assign_run_ids
 from .schema import COLL_COLUMNS, OPS_COLUMNS, RUNS_COLUMNS
 
@@ -24,10 +25,11 @@ DESCRIPTION = "Build ptp's training tables from the published GPU measurements i
 # table -> source modules, in build order
 RUN_SOURCES = (dle, lambda_labs, llm)
 COLL_SOURCES = (vidur_collectives, nccl_tests)
-OP_SOURCES = (neusight, vidur_ops)
+OP_SOURCES = (neusight, vidur_ops, kernels)
 # row "source" -> point_id prefix
 COLL_ID_PREFIX = {"vidur": "vidur", "nccl-tests": "nccl"}
-OP_ID_PREFIX = {"neusight": "neusight", "vidur": "vidur"}
+OP_ID_PREFIX = {"neusight": "neusight", "vidur": "vidur", "xla": "xla", "deepgemm": "deepgemm",
+                "tilelang": "tilelang"}
 
 
 def coll_key(r):
@@ -38,7 +40,8 @@ def coll_key(r):
 def build_runs(shared, stats):
     runs = [r for mod in RUN_SOURCES for r in mod.build(shared, stats)]
     runs, dups = dedupe(runs, RUNS_COLUMNS, "run_id")
-    assign_run_ids(runs)
+    assign_run_ids(runs)  # ids from the rows as published, before the facts below describe them
+    describe_runs(runs)
     runs.sort(key=lambda r: (r["source"], r["run_id"]))
     stats["runs_by_source"] = Counter(r["source"] for r in runs)
     return runs, dups

@@ -8,8 +8,8 @@ RUNS_COLUMNS = [
     "run_id", "source", "source_ref", "model", "model_as_published", "task",
     "framework", "xla", "precision", "precision_as_published", "gpu",
     "gpu_as_published", "num_gpus", "num_nodes", "gpus_per_node", "batch_size",
-    "batch_unit", "seq_len", "grad_accum", "global_batch_size", "tp", "pp", "cp",
-    "vp", "ep", "dp", "sharding", "activation_checkpointing",
+    "batch_unit", "seq_len", "computed_seq_len", "grad_accum", "global_batch_size", "tp", "pp", "cp",
+    "vp", "ep", "dp", "sharding", "activation_checkpointing", "nccl_p2p",
     "samples_per_second", "tokens_per_second", "step_time_s",
     "step_time_derivation", "measurement", "quality_flag", "notes",
 ]

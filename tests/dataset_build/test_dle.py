@@ -1,4 +1,4 @@
-"""dle.build on a fixture of six rows of shared/data/dle_throughput.csv."""
+"""dle.build on a fixture of eight rows of shared/data/dle_throughput.csv."""
 
 import os
 import sys
@@ -19,8 +19,8 @@ class DleBuild(unittest.TestCase):
         cls.rows = dle.build(fixture("dle"), cls.stats)
 
     def test_counts_and_internal_keys(self):
-        self.assertEqual(self.stats, {"dle_in": 6})
-        self.assertEqual(len(self.rows), 6)
+        self.assertEqual(self.stats, {"dle_in": 8})
+        self.assertEqual(len(self.rows), 8)
         for r in self.rows:
             self.assertEqual(r["source"], "dle")
             self.assertIn("_key", r)  # the run_id key, consumed by the pipeline
@@ -28,7 +28,7 @@ class DleBuild(unittest.TestCase):
                 self.assertNotIn(k, r)
 
     def test_step_time_and_tokens_for_accumulated_bert(self):
-        r = by(self.rows, model="bert-large")
+        r = by(self.rows, model="bert-large", seq_len=128)
         self.assertEqual(r["source_ref"], REF + "PaddlePaddle/LanguageModeling/BERT/README.md:924")
         self.assertEqual((r["gpu"], r["precision"]), ("a100-sxm4-80gb", "tf32"))
         self.assertEqual((r["batch_size"], r["grad_accum"], r["global_batch_size"], r["seq_len"]), (128, 64, 8192, 128))

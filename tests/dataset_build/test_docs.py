@@ -70,12 +70,18 @@ class Docs(unittest.TestCase):
         readme = self.read("README.md")
         self.assertTrue(readme.startswith("# ptp datasets (schema %s)\n" % schema.SCHEMA_VERSION))
         self.assertIn("\n    %s\n" % schema.REGEN_CMD, readme)
-        self.assertIn("| `runs.csv` | 19 |", readme)  # 6 dle + 7 lambda + 6 llm
+        self.assertIn("| `runs.csv` | 23 |", readme)  # 8 dle + 9 lambda + 6 llm
         self.assertIn("| `collectives.csv` | 18 |", readme)  # 12 nccl-tests + 6 vidur
-        self.assertIn("| `ops/*.csv` | 38 |", readme)  # 9 neusight + 29 vidur
+        self.assertIn("| `ops/*.csv` | 49 |", readme)  # 9 neusight + 29 vidur + 6 xla + 3 deepgemm + 2 tilelang
         self.assertIn("exact duplicates (dropped: runs: 0, collectives: 1, ops: 0)", readme)
-        self.assertIn("Rows with a step time: dle 4 of 6, lambda 5 of 7, llm 5 of 6.", readme)
-        self.assertIn("(6 rows) -> `runs.csv` (6 rows, source `dle`)", self.read("sources/dle.md"))
+        self.assertIn("Rows with a step time: dle 6 of 8, lambda 6 of 9, llm 5 of 6.", readme)
+        self.assertIn("(8 rows) -> `runs.csv` (8 rows, source `dle`)", self.read("sources/dle.md"))
+        kernels = self.read("sources/kernels.md")
+        self.assertIn("* **Rows:** 11 in `ops/` (9 with status `ok`, 2 `skipped`).", kernels)
+        self.assertIn("| xla | h100-sxm5-80gb | fp8 | skipped | 1 |", kernels)
+        self.assertIn("## Not used: `mamf_ml_engineering.csv` (2 rows)", kernels)
+        self.assertIn(" 1 rows carry it (seq_len stays 512", self.read("sources/dle.md"))
+        self.assertIn("Counts: disabled 1, enabled 3.", self.read("sources/lambda.md"))
         self.assertIn("Exact duplicate rows in the tidy file: 1 dropped.", self.read("sources/vidur.md"))
         self.assertIn("| gpu | rows |\n|---|---|\n| v100-pcie-32gb | 5 |\n| l4 | 3 |\n| h100-sxm5-80gb | 1 |\n",
                       self.read("sources/neusight.md"))

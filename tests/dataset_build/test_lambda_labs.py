@@ -1,4 +1,4 @@
-"""lambda_labs.build on a fixture of seven rows of shared/data/lambda_throughput.csv."""
+"""lambda_labs.build on a fixture of nine rows of shared/data/lambda_throughput.csv."""
 
 import os
 import sys
@@ -17,8 +17,8 @@ class LambdaBuild(unittest.TestCase):
         cls.rows = lambda_labs.build(fixture("lambda"), cls.stats)
 
     def test_counts(self):
-        self.assertEqual(self.stats, {"lambda_in": 7})
-        self.assertEqual(len(self.rows), 7)
+        self.assertEqual(self.stats, {"lambda_in": 9})
+        self.assertEqual(len(self.rows), 9)
         self.assertTrue(all(r["source"] == "lambda" and r["measurement"] == "unknown" for r in self.rows))
 
     def test_fp32_on_ampere_is_tf32(self):

@@ -29,17 +29,20 @@ class Pipeline(unittest.TestCase):
         for r in self.runs:
             self.assertRegex(r["run_id"], r"^(dle|lambda|llm)-[0-9a-f]{10}$")
             self.assertNotIn("_key", r)
+            for k in ("_system", "_bench"):
+                self.assertNotIn(k, r)
+            self.assertIn(r["nccl_p2p"], ("", "disabled", "enabled"))
         self.assertEqual(self.runs, sorted(self.runs, key=lambda r: (r["source"], r["run_id"])))
         for r in self.colls:
             self.assertRegex(r["point_id"], r"^(vidur|nccl)-[0-9a-f]{12}$")
             self.assertNotIn("_line", r)
         for r in self.ops:
-            self.assertRegex(r["point_id"], r"^(neusight|vidur)-[0-9a-f]{12}$")
+            self.assertRegex(r["point_id"], r"^(neusight|vidur|xla|deepgemm|tilelang)-[0-9a-f]{12}$")
             self.assertNotIn("_key", r)
 
     def test_duplicates_and_stats(self):
         self.assertEqual(self.dups, (0, 1, 0))  # the vidur tidy file repeats one row
-        self.assertEqual(dict(self.stats["runs_by_source"]), {"dle": 6, "lambda": 7, "llm": 6})
+        self.assertEqual(dict(self.stats["runs_by_source"]), {"dle": 8, "lambda": 9, "llm": 6})
         self.assertEqual(self.stats["dedup_text"], "dropped: runs: 0, collectives: 1, ops: 0")
 
     def test_manifest(self):
@@ -47,7 +50,7 @@ class Pipeline(unittest.TestCase):
         self.assertEqual((m["schema_version"], m["generator"], m["command"]),
                          (schema.SCHEMA_VERSION, "scripts/build_datasets.py",
                           "python3 scripts/build_datasets.py --shared ../shared/data --out datasets/"))
-        self.assertEqual(m["rows"], {"runs.csv": 19, "collectives.csv": 18, "ops.csv": 38})
+        self.assertEqual(m["rows"], {"runs.csv": 23, "collectives.csv": 18, "ops.csv": 49})
         self.assertEqual(m["exact_duplicates_dropped"], {"runs": 0, "collectives": 1, "ops": 0})
         self.assertIn("dle_throughput.csv", [d["path"] for d in m["inputs"]])
         outputs = [d["path"] for d in m["outputs"]]
@@ -56,6 +59,9 @@ class Pipeline(unittest.TestCase):
         self.assertTrue(all(re.match(r"^[0-9a-f]{64}$", d["sha256"]) for d in m["inputs"] + m["outputs"]))
         self.assertIn("ops/neusight-batched_gemm.csv", outputs)
         self.assertIn("raw/dle/dle_throughput.csv", outputs)
+        self.assertIn("ops/xla-batched_gemm.csv", outputs)
+        self.assertIn("raw/shared/kernels/xla_matmul_perf_table.csv", outputs)
+        self.assertNotIn("raw/shared/kernels/mamf_ml_engineering.csv", outputs)
 
 
 if __name__ == "__main__":
