@@ -18,7 +18,7 @@
 #include "ptp/profile/plan.hpp"
 #include "ptp/profile/progress.hpp"
 #include "ptp/profile/row_writer.hpp"
-#include "ptp/profile/stop_signal.hpp"
+#include "stop_signal.hpp"
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"

@@ -1,4 +1,4 @@
-#include "ptp/profile/stop_signal.hpp"
+#include "stop_signal.hpp"
 
 #include <csignal>
 
