@@ -117,7 +117,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.optimizer = one_of(doc, "optimizer", "adamw", {"sgd", "momentum", "adam", "adamw", "lamb"});
 
   auto c = doc.child("cluster");
-  c.check_keys({"gpu", "num_gpus", "gpus_per_node", "inter_node"});
+  c.check_keys({"gpu", "num_gpus", "gpus_per_node", "inter_node", "nccl_p2p"});
   j.cluster.gpu = c.get_string("gpu");
   j.cluster.num_gpus = static_cast<int>(c.get_int("num_gpus", 1, 1'000'000, 1));
   j.cluster.gpus_per_node = static_cast<int>(c.get_int("gpus_per_node", 1, 1024, 0));
@@ -125,6 +125,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   if (j.cluster.gpus_per_node > 0 && j.cluster.num_gpus % j.cluster.gpus_per_node != 0)
     c.child("num_gpus").fail("must be a multiple of gpus_per_node (" + std::to_string(j.cluster.gpus_per_node) + ")");
   j.cluster.inter_node = c.get_string("inter_node", "");
+  j.cluster.nccl_p2p = c.get_bool("nccl_p2p", true);
 
   if (auto r = doc.optional_child("run")) {
     r->check_keys({"steps", "epochs", "dataset_size", "tokens"});
@@ -195,6 +196,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   out << YAML::Key << "num_gpus" << YAML::Value << j.cluster.num_gpus;
   if (j.cluster.gpus_per_node > 0) out << YAML::Key << "gpus_per_node" << YAML::Value << j.cluster.gpus_per_node;
   if (!j.cluster.inter_node.empty()) out << YAML::Key << "inter_node" << YAML::Value << j.cluster.inter_node;
+  if (!j.cluster.nccl_p2p) out << YAML::Key << "nccl_p2p" << YAML::Value << false;
   out << YAML::EndMap;
   const auto& p = j.parallelism;
   if (p.tensor > 1 || p.pipeline > 1 || p.context > 1 || p.expert > 1 || p.virtual_pipeline > 1 || p.data > 0) {

@@ -248,3 +248,28 @@ TEST_CASE("FP32 Winograd convs on maps of 32x32 pixels or more get the larger F(
   CHECK(large > 0);
   CHECK(small > 0);
 }
+
+TEST_CASE("NCCL peer-to-peer disabled stages intra-node collectives through host memory", "[analytical][comm]") {
+  auto job_for = [&](bool p2p) {
+    return resolve_job(parse_job_spec(YamlReader::load_string(
+                           std::string("model: bert-large\nprecision: amp_fp16\nbatch_size: 8\nseq_len: 384\n"
+                                       "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8") +
+                               (p2p ? "" : ", nccl_p2p: false") + "}\n",
+                           "j")),
+                       catalogs());
+  };
+  const auto with_p2p = job_for(true), staged = job_for(false);
+  const AnalyticalConstants k;
+  // A100 SXM4: NVLink at its efficiency vs PCIe gen4 x16 through host memory.
+  CHECK(intra_node_bus_gbs(staged, k) < intra_node_bus_gbs(with_p2p, k) / 5);
+  const auto a = predict_analytical(with_p2p, k), b = predict_analytical(staged, k);
+  CHECK(b.breakdown.communication > 5 * a.breakdown.communication);
+  CHECK(b.iteration_s > a.iteration_s);
+  // The spec writes the setting back and refuses a non-boolean.
+  CHECK(job_spec_to_yaml(staged.job).find("nccl_p2p: false") != std::string::npos);
+  CHECK_THROWS_WITH(parse_job_spec(YamlReader::load_string(
+                        "model: bert-large\nprecision: fp32\nbatch_size: 8\nseq_len: 128\n"
+                        "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8, nccl_p2p: maybe}\n",
+                        "j")),
+                    Catch::Contains("nccl_p2p"));
+}

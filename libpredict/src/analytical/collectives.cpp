@@ -10,11 +10,7 @@
 namespace ptp {
 
 namespace {
-double intra_gbs(const ResolvedJob& job, const AnalyticalConstants& k) {
-  const auto& g = *job.gpu;
-  const bool nvlink = g.intra_kind.rfind("nvlink", 0) == 0;
-  return g.intra_bandwidth_gbs * (nvlink ? k.nvlink_efficiency : k.pcie_efficiency);
-}
+double intra_gbs(const ResolvedJob& job, const AnalyticalConstants& k) { return intra_node_bus_gbs(job, k); }
 // Bandwidth one GPU gets out of its node when every GPU of the node is sending.
 double nic_share_gbs(const ResolvedJob& job, const AnalyticalConstants& k) {
   const int gpn = std::max(1, job.gpus_per_node);

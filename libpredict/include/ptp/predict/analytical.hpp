@@ -53,6 +53,11 @@ struct AnalyticalConstants {
   double launch_overhead_fwd_s = 10e-6, launch_overhead_bwd_s = 14e-6;  // PyTorch eager, per op
   double step_overhead_s = 1.5e-3;       // optimizer.zero_grad, python step bookkeeping
   double nvlink_efficiency = 0.78, pcie_efficiency = 0.70, inter_node_efficiency = 0.85;
+  // With NCCL peer-to-peer disabled, intra-node collectives go GPU -> pinned host memory -> GPU
+  // (SHM transport): each byte crosses PCIe twice and host memory once. Fraction of the x16 link's
+  // one-way rate left: a starting value, not fitted; the ablation on Lambda's P2P-disabled runs
+  // judges it.
+  double shm_staged_efficiency = 0.4;
   double bucket_bytes = 25e6;            // PyTorch DDP default bucket
   double collective_base_latency_s = 15e-6;
   double overlap_efficiency = 0.85;      // fraction of backward usable to hide all-reduce
@@ -79,6 +84,10 @@ struct OpTime {
   double forward_learned_s = 0, backward_learned_s = 0;
 };
 OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k);
+
+// Bus bandwidth (GB/s) of a collective among GPUs of one node: NVLink or PCIe peer-to-peer at its
+// efficiency, or the host-staged path when the job disables NCCL peer-to-peer.
+double intra_node_bus_gbs(const ResolvedJob& job, const AnalyticalConstants& k);
 
 struct AllReduceEstimate {
   double seconds = 0, last_bucket_s = 0, bus_bandwidth_gbs = 0;

@@ -15,6 +15,9 @@ struct ClusterSpec {
   int num_gpus = 1;
   int gpus_per_node = 0;   // 0 until resolved: min(num_gpus, 8, GPU's max)
   std::string inter_node;  // empty: the GPU's default fabric
+  // NCCL peer-to-peer inside a node (false: NCCL_P2P_DISABLE=1, collectives staged through host
+  // memory, as Lambda's benchmark scripts ran for a while).
+  bool nccl_p2p = true;
 };
 
 struct RunSpec {
