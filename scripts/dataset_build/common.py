@@ -141,3 +141,11 @@ def assign_point_ids(rows, keyfn, prefix):
             raise SystemExit("point_id collision: %s" % keyfn(r))
         seen[pid] = True
         r["point_id"] = pid
+
+
+def published_ref(x):
+    """repo@commit:path[:line] of a shared-data record (every source table carries these columns)."""
+    ref = "%s@%s:%s" % (x["source_repo"], x["source_commit"], x["source_path"])
+    if x.get("source_line"):
+        ref += ":" + x["source_line"]
+    return ref

@@ -6,11 +6,11 @@ token rates, normalises the curator's free-text flags, and flags strong-scaling 
 
 import os
 import re
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 
 from .catalog import BATCH_UNIT_MAP, MODEL_MAP, PRECISION_MAP, SM80_PLUS, map_gpu
-from .common import join_flags, join_notes, read_csv, to_int
-from .runs_common import finish_run, normalize_source_flag, step_and_rates
+from .common import join_flags, join_notes, published_ref, read_csv, to_int
+from .runs_common import finish_run, normalize_source_flag, published_run, step_and_rates
 
 SHARED_FILE = "dle_throughput.csv"
 
@@ -35,9 +35,7 @@ def build(shared, stats=None):
     src = read_csv(os.path.join(shared, SHARED_FILE))
     out = []
     for x in src:
-        ref = "%s@%s:%s" % (x["source_repo"], x["source_commit"], x["source_path"])
-        if x["source_line"]:
-            ref += ":" + x["source_line"]
+        ref = published_ref(x)
         flags, notes = [], []
         model = MODEL_MAP.get(x["model"], "")
         if not model:
@@ -64,18 +62,7 @@ def build(shared, stats=None):
             notes.append("table header says img/s for a batch of volumes; read as volumes/s")
         if bunit_pub not in ("images", "sequences", "samples", ""):
             notes.append("batch unit as published: %s" % bunit_pub)
-        r = OrderedDict()
-        r["source"] = "dle"
-        r["source_ref"] = ref
-        r["model"] = model
-        r["model_as_published"] = x["model"]
-        r["task"] = x["task"]
-        r["framework"] = x["framework"]
-        r["xla"] = x["xla"]
-        r["precision"] = prec
-        r["precision_as_published"] = x["precision_as_published"]
-        r["gpu"] = gpu
-        r["gpu_as_published"] = x["gpu"]
+        r = published_run("dle", x, ref, model, prec, gpu, x["xla"])
         r["num_gpus"] = ngpu
         r["num_nodes"] = x["num_nodes"]
         r["gpus_per_node"] = x["gpus_per_node"]

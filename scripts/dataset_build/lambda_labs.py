@@ -5,11 +5,10 @@ the published cell is not an integer; step time from sample-counting throughput 
 """
 
 import os
-from collections import OrderedDict
 
 from .catalog import MODEL_MAP, PRECISION_MAP, SAMPLE_UNITS, SM80_PLUS, map_gpu
 from .common import join_flags, join_notes, read_csv
-from .runs_common import finish_run, normalize_source_flag, step_and_rates
+from .runs_common import finish_run, normalize_source_flag, published_run, step_and_rates
 
 SHARED_FILE = "lambda_throughput.csv"
 
@@ -61,18 +60,7 @@ def build(shared, stats=None):
             bunit = "sequences"
         else:
             bunit = "samples"
-        r = OrderedDict()
-        r["source"] = "lambda"
-        r["source_ref"] = ref
-        r["model"] = model
-        r["model_as_published"] = x["model"]
-        r["task"] = x["task"]
-        r["framework"] = x["framework"]
-        r["xla"] = ""
-        r["precision"] = prec
-        r["precision_as_published"] = x["precision_as_published"]
-        r["gpu"] = gpu
-        r["gpu_as_published"] = x["gpu"]
+        r = published_run("lambda", x, ref, model, prec, gpu)
         r["num_gpus"] = ngpu
         r["num_nodes"] = x["num_nodes"]
         r["gpus_per_node"] = ngpu // int(x["num_nodes"])

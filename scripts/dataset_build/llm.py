@@ -5,11 +5,10 @@ policy ids, derives total tokens/s and samples/s, and cross-checks the published
 """
 
 import os
-from collections import OrderedDict
 
 from .catalog import LLM_MODEL_RENAME, PRECISION_MAP, model_id_allowed, map_gpu
-from .common import fmt, join_flags, join_notes, read_csv, to_int
-from .runs_common import finish_run
+from .common import fmt, join_flags, join_notes, published_ref, read_csv, to_int
+from .runs_common import finish_run, published_run
 
 SHARED_FILE = "llm_bf16_fp8_throughput.csv"
 
@@ -62,9 +61,7 @@ def build(shared, stats=None):
     src = read_csv(os.path.join(shared, SHARED_FILE))
     out = []
     for x in src:
-        ref = "%s@%s:%s" % (x["source_repo"], x["source_commit"], x["source_path"])
-        if x["source_line"]:
-            ref += ":" + x["source_line"]
+        ref = published_ref(x)
         flags = [x["quality_flag"]]
         notes = []
         model = llm_model(x["model_canonical"])
@@ -139,18 +136,7 @@ def build(shared, stats=None):
             notes.append(x["framework_version"])
         notes.append("system: %s" % x["system"] if x["system"] else "")
         notes.append(x["notes"])
-        r = OrderedDict()
-        r["source"] = "llm"
-        r["source_ref"] = ref
-        r["model"] = model
-        r["model_as_published"] = x["model"]
-        r["task"] = x["task"]
-        r["framework"] = x["framework"]
-        r["xla"] = ""
-        r["precision"] = prec
-        r["precision_as_published"] = x["precision_as_published"]
-        r["gpu"] = gpu
-        r["gpu_as_published"] = x["gpu"]
+        r = published_run("llm", x, ref, model, prec, gpu)
         r["num_gpus"] = ngpu
         r["num_nodes"] = x["num_nodes"]
         r["gpus_per_node"] = x["gpus_per_node"]

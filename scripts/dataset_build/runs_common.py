@@ -1,7 +1,7 @@
 """Helpers shared by the runs.csv sources (dle, lambda_labs, llm): flag normalisation, the
 configuration key behind run_id, step-time / rate derivation, and run_id assignment."""
 
-from collections import Counter
+from collections import Counter, OrderedDict
 
 from .catalog import SAMPLE_UNITS
 from .common import fmt, sha1
@@ -77,3 +77,20 @@ def assign_run_ids(rows):
         seen.add(rid)
         r["run_id"] = rid
         del r["_key"]
+
+
+def published_run(source, x, ref, model, prec, gpu, xla=""):
+    """A runs.csv row's identity columns: ours next to the record's as published."""
+    r = OrderedDict()
+    r["source"] = source
+    r["source_ref"] = ref
+    r["model"] = model
+    r["model_as_published"] = x["model"]
+    r["task"] = x["task"]
+    r["framework"] = x["framework"]
+    r["xla"] = xla
+    r["precision"] = prec
+    r["precision_as_published"] = x["precision_as_published"]
+    r["gpu"] = gpu
+    r["gpu_as_published"] = x["gpu"]
+    return r
