@@ -1,0 +1,54 @@
+// Which level answers, with the shipped bundle (models/default): the learned compute level times
+// most of a dense model's op time, and the JSON and the table say so.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+
+using ptp::test::binary;
+using ptp::test::run_command;
+using ptp::test::source_path;
+using ptp::test::write_temp_file;
+
+namespace {
+nlohmann::json predict_json(const std::string& job, const std::string& extra = "") {
+  const auto r = run_command(binary("ptp-predict") + " " + job + " --format json " + extra);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+}  // namespace
+
+TEST_CASE("the shipped bundle's compute level answers most of a dense job's op time", "[loop][bundle]") {
+  const auto gpt2 = write_temp_file("gpt2-l4.yaml",
+                                    "model: gpt2\nprecision: fp32\nbatch_size: 4\nseq_len: 1024\n"
+                                    "cluster: {gpu: l4, num_gpus: 1}\n");
+  const auto a = predict_json(gpt2);
+  CHECK(a["predictor"]["kind"] == "learned");
+  CHECK(a["predictor"]["compute_learned_share"].get<double>() >= 0.5);
+  CHECK(a["predictor"]["communication"] == "analytical");  // one GPU: no collective to learn
+
+  const auto b = predict_json(source_path("configs/jobs/bert-large-amp-16xa100.yaml"),
+                              "--set cluster.num_gpus=1 --set cluster.gpus_per_node=1");
+  CHECK(b["predictor"]["compute_learned_share"].get<double>() >= 0.5);
+
+  const auto c = predict_json(source_path("configs/jobs/bert-large-amp-16xa100.yaml"));
+  CHECK(c["predictor"]["communication"] == "learned");
+
+  // --analytical: nothing learned answers, and the JSON says so.
+  const auto d = predict_json(gpt2, "--analytical");
+  CHECK(d["predictor"]["kind"] == "analytical");
+  CHECK(d["predictor"]["compute_learned_share"].get<double>() == 0);
+
+  const auto table = run_command(binary("ptp-predict") + " " + gpt2);
+  CHECK_THAT(table.out, Catch::Contains("% learned, communication analytical"));
+}
+
+TEST_CASE("ops the compute level declines are named in a warning", "[loop][bundle]") {
+  // ResNet-50's time is convolutions, which no kernel table covers: the roofline times them.
+  const auto j = predict_json(source_path("configs/jobs/resnet50-amp-8xa100.yaml"));
+  bool named = false;
+  for (const auto& w : j["warnings"]) named = named || w.get<std::string>().find("conv") != std::string::npos;
+  CHECK(named);
+  CHECK(j["predictor"]["compute_learned_share"].get<double>() < 0.95);
+}
