@@ -187,6 +187,12 @@ Table<RunRecord> load_runs(const std::string& path) {
     if (csv.text(row, "batch_unit") == "tokens") j.batch_tokens = *batch;
     else j.batch_size = *batch;
     if (auto s = csv.number(row, "seq_len")) j.seq_len = count_cell(csv, row, "seq_len", *s);
+    // Rows whose model computes fewer tokens per sequence than the padded length (DLE's LDDL-binned
+    // BERT phase 2; datasets/sources/dle.md) are described as what they compute.
+    if (csv.has_column("computed_seq_len"))
+      if (auto c = csv.number(row, "computed_seq_len")) j.seq_len = count_cell(csv, row, "computed_seq_len", *c);
+    // Runs made with NCCL_P2P_DISABLE=1 (Lambda's scripts for a while; datasets/sources/lambda.md).
+    if (csv.has_column("nccl_p2p") && csv.text(row, "nccl_p2p") == "disabled") j.cluster.nccl_p2p = false;
     if (auto a = csv.number(row, "grad_accum")) j.grad_accum = std::max(1, count_cell(csv, row, "grad_accum", std::round(*a)));
     const auto gpus = csv.number(row, "num_gpus");
     if (!gpus || *gpus < 1) { exclude("no GPU count"); return; }
