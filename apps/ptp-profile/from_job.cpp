@@ -46,7 +46,9 @@ struct Builder {
   void note(const std::string& s) { notes.insert(s); }
 
   // One GEMM (or `batch` strided GEMMs) D[m x n] = A[m x k] B[k x n].
-  void gemm(double m, double n, double k, double batch, const std::string& dtype) {
+  // pass: fwd | dgrad | wgrad; the CUDA GEMM runs FP8 forward passes with fast accumulation, as
+  // Transformer Engine does, and the backward ones without.
+  void gemm(double m, double n, double k, double batch, const std::string& dtype, const char* pass = "fwd") {
     if (m < 1 || n < 1 || k < 1) return;
     std::map<std::string, std::string> a{{"m", num(m)}, {"n", num(n)}, {"k", num(k)}, {"dtype", dtype}};
     if (host) {
@@ -54,6 +56,7 @@ struct Builder {
       add("host_gemm", a);
       return;
     }
+    a["pass"] = pass;
     if (batch > 1) {
       a["batch"] = num(batch);
       add("cublaslt_batched_gemm", a);
@@ -63,9 +66,9 @@ struct Builder {
   }
   // Forward plus the two backward GEMMs: dgrad dX[m x k] = dY[m x n] W^T, wgrad dW[k x n] = X^T dY.
   void gemm_fwd_bwd(const Op& op, const std::string& dtype) {
-    gemm(op.m, op.n, op.k, op.batch, dtype);
-    if (op.input_grad) gemm(op.m, op.k, op.n, op.batch, dtype);
-    gemm(op.k, op.n, op.m, op.batch, dtype);
+    gemm(op.m, op.n, op.k, op.batch, dtype, "fwd");
+    if (op.input_grad) gemm(op.m, op.k, op.n, op.batch, dtype, "dgrad");
+    gemm(op.k, op.n, op.m, op.batch, dtype, "wgrad");
   }
   // A memory-bound op: its CUDA kernel, or on the host a reduction over the same elements.
   void memory(const std::string& cuda_bench, std::map<std::string, std::string> a, double elements) {
@@ -159,7 +162,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
         const std::string dt = gemm_dtype(op_math_mode(op, job), b.notes);
         b.gemm(op.m, op.n, op.k, op.batch, dt);  // S = Q K^T
         b.gemm(op.m, op.k, op.n, op.batch, dt);  // O = P V; backward dP = dO V^T, dQ = dS K: the same shapes
-        b.gemm(op.n, op.k, op.m, op.batch, dt);  // backward dV = P^T dO, dK = dS^T Q
+        b.gemm(op.n, op.k, op.m, op.batch, dt, "wgrad");  // backward dV = P^T dO, dK = dS^T Q
         break;
       }
       case OpKind::conv: {

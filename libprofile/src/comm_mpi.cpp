@@ -91,4 +91,12 @@ void Comm::finalize() {
   active_ = false;
 }
 
+void Comm::abort(int code) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
 }  // namespace ptp::profile

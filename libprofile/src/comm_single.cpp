@@ -1,4 +1,6 @@
 // Comm without MPI: always one rank; collectives are no-ops on that rank.
+#include <cstdlib>
+
 #include "ptp/profile/comm.hpp"
 
 namespace ptp::profile {
@@ -19,5 +21,6 @@ void Comm::broadcast(void*, std::size_t) {}
 void Comm::all_reduce_sum_f32(float*, std::size_t) {}
 void Comm::all_reduce_sum_f64(double*, std::size_t) {}
 void Comm::finalize() {}
+void Comm::abort(int code) { std::_Exit(code); }
 
 }  // namespace ptp::profile

@@ -56,14 +56,14 @@ TEST_CASE("from-job: BERT-large AMP expands to its GEMMs (fwd, dgrad, wgrad), de
   CHECK(s.ops > 300);
   CHECK(s.points.size() < 60);
   // qkv: m = batch*seq = 64*128, n = 3*1024, k = 1024, fp16 (amp_fp16 GEMM math).
-  CHECK(has(s, "cublaslt_gemm", {{"m", "8192"}, {"n", "3072"}, {"k", "1024"}, {"dtype", "fp16"}}));
-  CHECK(has(s, "cublaslt_gemm", {{"m", "8192"}, {"n", "1024"}, {"k", "3072"}, {"dtype", "fp16"}}));  // dgrad
-  CHECK(has(s, "cublaslt_gemm", {{"m", "1024"}, {"n", "3072"}, {"k", "8192"}, {"dtype", "fp16"}}));  // wgrad
+  CHECK(has(s, "cublaslt_gemm", {{"m", "8192"}, {"n", "3072"}, {"k", "1024"}, {"dtype", "fp16"}, {"pass", "fwd"}}));
+  CHECK(has(s, "cublaslt_gemm", {{"m", "8192"}, {"n", "1024"}, {"k", "3072"}, {"dtype", "fp16"}, {"pass", "dgrad"}}));
+  CHECK(has(s, "cublaslt_gemm", {{"m", "1024"}, {"n", "3072"}, {"k", "8192"}, {"dtype", "fp16"}, {"pass", "wgrad"}}));
   // FFN up: 1024 -> 4096.
-  CHECK(has(s, "cublaslt_gemm", {{"m", "8192"}, {"n", "4096"}, {"k", "1024"}, {"dtype", "fp16"}}));
+  CHECK(has(s, "cublaslt_gemm", {{"m", "8192"}, {"n", "4096"}, {"k", "1024"}, {"dtype", "fp16"}, {"pass", "fwd"}}));
   // attention scores: batch*heads = 64*16 strided GEMMs of 128x128x64.
   CHECK(has(s, "cublaslt_batched_gemm",
-            {{"m", "128"}, {"n", "128"}, {"k", "64"}, {"batch", "1024"}, {"dtype", "fp16"}}));
+            {{"m", "128"}, {"n", "128"}, {"k", "64"}, {"batch", "1024"}, {"dtype", "fp16"}, {"pass", "fwd"}}));
   // layernorm over 8192 tokens x 1024 (AMP keeps norms in fp32), softmax over 128 keys.
   CHECK(has(s, "cuda_layernorm", {{"rows", "8192"}, {"cols", "1024"}, {"dtype", "fp32"}}));
   CHECK(count(s, "cuda_softmax") >= 1);
@@ -101,7 +101,7 @@ TEST_CASE("from-job: ResNet-50 convolutions are recovered as cuDNN shapes") {
   CHECK(has(channels_first, "cudnn_conv_fwd", stem_nchw));
   CHECK_FALSE(has(channels_first, "cudnn_conv_fwd", stem));
   // fc: 2048 -> 1000 over the batch.
-  CHECK(has(s, "cublaslt_gemm", {{"m", "256"}, {"n", "1000"}, {"k", "2048"}, {"dtype", "fp16"}}));
+  CHECK(has(s, "cublaslt_gemm", {{"m", "256"}, {"n", "1000"}, {"k", "2048"}, {"dtype", "fp16"}, {"pass", "fwd"}}));
   // Batch norms run at the activation dtype under autocast: layer1's over 256*56*56 rows x 64 channels.
   CHECK(has(s, "cuda_layernorm", {{"rows", "802816"}, {"cols", "64"}, {"dtype", "fp16"}}));
   for (const auto& p : s.points)

@@ -3,8 +3,12 @@
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
+#include "../cuda_choices.hpp"
 #include "cuda_dtypes.hpp"
 #include "cuda_measure.hpp"
+#include "fill.hpp"
 #include "ptp/vocab/error.hpp"
 
 namespace ptp::profile::cuda {
@@ -15,24 +19,25 @@ constexpr std::size_t kWorkspace = 32u << 20;
 
 struct GemmShape {
   std::int64_t m, n, k, batch;
-  std::string dtype, accum;
+  std::string dtype;
+  cuda_choices::GemmPrecision prec;  // math mode, operand/output dtypes, accumulator, fast accumulation
 };
 
 GemmShape shape_of(const Point& p, bool batched) {
-  GemmShape s{p.integer("m"), p.integer("n"), p.integer("k"), batched ? p.integer("batch") : 1, p.text("dtype"),
-              p.text("accum")};
+  GemmShape s{p.integer("m"), p.integer("n"), p.integer("k"), batched ? p.integer("batch") : 1, p.text("dtype"), {}};
   if (s.m < 1 || s.n < 1 || s.k < 1 || s.batch < 1) throw InputError(p.id() + ": m, n, k, batch must be >= 1");
   cuda_dtype(s.dtype, p.id());
-  if (s.accum != "fp32" && s.accum != "fp16") throw InputError(p.id() + ": accum must be fp32 or fp16");
-  if (s.accum == "fp16" && s.dtype != "fp16") throw InputError(p.id() + ": accum=fp16 needs dtype fp16");
+  try {
+    s.prec = cuda_choices::gemm_precision(s.dtype, p.text("accum"), p.text("pass"));
+  } catch (const InputError& e) {
+    throw InputError(p.id() + ": " + e.what());
+  }
   return s;
 }
 
-// FP8 GEMMs write BF16 (a common recipe); other modes write their input type.
-cudaDataType_t out_type(const GemmShape& s) { return is_fp8(s.dtype) ? CUDA_R_16BF : cuda_dtype(s.dtype, "").type; }
-int out_bytes(const GemmShape& s) { return is_fp8(s.dtype) ? 2 : cuda_dtype(s.dtype, "").bytes; }
-
-std::string math_of(const std::string& dtype) { return is_fp8(dtype) ? "fp8" : dtype; }
+// FP8 GEMMs write BF16 (Transformer Engine's usual output); other modes write their input type.
+cudaDataType_t out_type(const GemmShape& s) { return cuda_dtype(s.prec.out, "").type; }
+int out_bytes(const GemmShape& s) { return cuda_dtype(s.prec.out, "").bytes; }
 
 template <typename T, cublasStatus_t (*Destroy)(T)>
 struct LtHandle {
@@ -49,7 +54,8 @@ std::vector<AxisSpec> gemm_axes(bool batched) {
                              {"n", "", "columns of D"},
                              {"k", "", "reduction length"},
                              {"dtype", "", "fp32 | tf32 | fp16 | bf16 | fp8_e4m3 | fp8_e5m2"},
-                             {"accum", "fp32", "accumulator: fp32, or fp16 for dtype fp16"}};
+                             {"accum", "fp32", "accumulator: fp32, or fp16 for dtype fp16"},
+                             {"pass", "fwd", "fwd | dgrad | wgrad (FP8: fwd uses fast accumulation, as Transformer Engine)"}};
   if (batched) a.push_back({"batch", "", "strided batch count (attention: batch x heads)"});
   return a;
 }
@@ -58,11 +64,11 @@ Work describe_gemm(const Point& p, bool batched) {
   const GemmShape s = shape_of(p, batched);
   const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k),
                b = static_cast<double>(s.batch);
-  const double in = cuda_dtype(s.dtype, p.id()).bytes;
+  const double in = cuda_dtype(s.dtype, p.id()).bytes;  // FP8: both operands are 1 byte
   Work w;
   w.flops = 2 * m * n * k * b;
   w.bytes = b * (in * (m * k + k * n) + out_bytes(s) * m * n);
-  w.math = s.accum == "fp16" ? "fp16" : math_of(s.dtype);
+  w.math = s.prec.math;
   w.setup_s = 0.02;  // heuristic query + workspace
   w.fields = {{"op_class", batched ? "batched_gemm" : "gemm"},
               {"op_name", batched ? "cublasLtMatmul_strided_batched" : "cublasLtMatmul"},
@@ -71,22 +77,25 @@ Work describe_gemm(const Point& p, bool batched) {
               {"k", p.text("k")},
               {"batch", format_number(b)},
               {"dtype_in", s.dtype},
-              {"dtype_compute", s.accum == "fp16" ? "fp16" : (s.dtype == "tf32" ? "tf32" : "fp32")},
-              {"dtype_out", is_fp8(s.dtype) ? "bf16" : s.dtype},
+              {"dtype_compute", s.prec.math},  // the math mode ptp-train reads; accumulator in notes
+              {"dtype_out", s.prec.out},
               {"flops", format_number(w.flops)},
-              {"bytes", format_number(w.bytes)}};
+              {"bytes", format_number(w.bytes)},
+              {"notes", s.prec.notes}};
   return w;
 }
 
 void run_gemm(const Point& p, Measurement& meas, bool batched) {
   const GemmShape s = shape_of(p, batched);
-  const CudaDtype in = cuda_dtype(s.dtype, p.id());
-  require_sm(in.min_sm, s.dtype + " GEMM");
+  const CudaDtype in = cuda_dtype(s.prec.a, p.id()), in_b = cuda_dtype(s.prec.b, p.id());
+  require_sm(std::max(in.min_sm, in_b.min_sm), s.dtype + " GEMM");
   const bool fp8 = is_fp8(s.dtype);
+  const bool half_accum = s.prec.compute == cuda_choices::GemmCompute::f16;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-  if (s.dtype == "tf32") compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-  if (s.accum == "fp16") compute = CUBLAS_COMPUTE_16F;
-  const cudaDataType_t scale_type = s.accum == "fp16" ? CUDA_R_16F : CUDA_R_32F;
+  if (s.prec.compute == cuda_choices::GemmCompute::f32_fast_tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (half_accum) compute = CUBLAS_COMPUTE_16F;
+  const cudaDataType_t scale_type = half_accum ? CUDA_R_16F : CUDA_R_32F;
+  meas.set("notes", s.prec.notes);  // measure_cuda appends the CUPTI kernel summary
 
   LtHandle<cublasLtHandle_t, cublasLtDestroy> lt;
   PTP_CUBLAS_CHECK(cublasLtCreate(&lt.h));
@@ -96,12 +105,18 @@ void run_gemm(const Point& p, Measurement& meas, bool batched) {
   const cublasOperation_t ta = fp8 ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
   PTP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.h, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   PTP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.h, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+#if CUDART_VERSION >= 11080
+  if (fp8) {
+    const std::int8_t fast = s.prec.fast_accum ? 1 : 0;
+    PTP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.h, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+  }
+#endif
 
   const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
              k = static_cast<std::uint64_t>(s.k);
   LtHandle<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> la, lb, lc, ld;
   PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la.h, in.type, fp8 ? k : m, fp8 ? m : k, static_cast<std::int64_t>(fp8 ? k : m)));
-  PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.h, in.type, k, n, static_cast<std::int64_t>(k)));
+  PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb.h, in_b.type, k, n, static_cast<std::int64_t>(k)));
   PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc.h, out_type(s), m, n, static_cast<std::int64_t>(m)));
   PTP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ld.h, out_type(s), m, n, static_cast<std::int64_t>(m)));
   if (batched) {
@@ -116,8 +131,10 @@ void run_gemm(const Point& p, Measurement& meas, bool batched) {
   }
 
   const std::size_t b = static_cast<std::size_t>(s.batch);
-  DeviceBuffer a(b * m * k * static_cast<std::size_t>(in.bytes)), bm(b * k * n * static_cast<std::size_t>(in.bytes)),
+  DeviceBuffer a(b * m * k * static_cast<std::size_t>(in.bytes)), bm(b * k * n * static_cast<std::size_t>(in_b.bytes)),
       d(b * m * n * static_cast<std::size_t>(out_bytes(s))), workspace(kWorkspace);
+  fill_uniform(a.get(), b * m * k, s.prec.a, 1);  // random operands: zeros would hide power-limited clocks
+  fill_uniform(bm.get(), b * k * n, s.prec.b, 2);
 
   LtHandle<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> pref;
   PTP_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref.h));
@@ -131,8 +148,8 @@ void run_gemm(const Point& p, Measurement& meas, bool batched) {
 
   const float alpha32 = 1, beta32 = 0;
   const __half alpha16 = __float2half(1.0f), beta16 = __float2half(0.0f);
-  const void* alpha = s.accum == "fp16" ? static_cast<const void*>(&alpha16) : &alpha32;
-  const void* beta = s.accum == "fp16" ? static_cast<const void*>(&beta16) : &beta32;
+  const void* alpha = half_accum ? static_cast<const void*>(&alpha16) : &alpha32;
+  const void* beta = half_accum ? static_cast<const void*>(&beta16) : &beta32;
   Stream stream;
   measure_cuda(meas, stream.get(), [&] {
     PTP_CUBLAS_CHECK(cublasLtMatmul(lt.h, op.h, alpha, a.get(), la.h, bm.get(), lb.h, beta, d.get(), lc.h, d.get(),

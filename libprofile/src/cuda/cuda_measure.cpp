@@ -93,7 +93,9 @@ void measure_cuda(Measurement& m, cudaStream_t stream, const std::function<void(
   if (k.launches > 0) {
     m.set("kernel_name", k.dominant());
     const auto calls = static_cast<double>(m.samples().size() + static_cast<std::size_t>(m.rule().warmup));
-    m.set("notes", "cupti: " + std::to_string(k.launches) + " kernel launches, " +
+    const auto prior = m.extra().find("notes");  // keep what the benchmark noted (accumulator, ...)
+    const std::string head = prior == m.extra().end() || prior->second.empty() ? "" : prior->second + "; ";
+    m.set("notes", head + "cupti: " + std::to_string(k.launches) + " kernel launches, " +
                        format_number(k.total_s() / calls) + " s kernel time per call (incl. flush)");
   }
 }

@@ -43,7 +43,8 @@ class Stream {
 
 // Times `launch` (which enqueues one call on `stream`) with a CUDA event pair per sample. Cold runs
 // (rule.l2_flush) memset a buffer of twice the L2 size before each sample. Kernel names and summed
-// kernel durations from the CUPTI Activity API land in the kernel_name and notes cells.
+// kernel durations from the CUPTI Activity API land in the kernel_name and notes cells (appended to
+// notes the benchmark set before, e.g. the accumulator).
 void measure_cuda(Measurement& m, cudaStream_t stream, const std::function<void()>& launch);
 
 int current_sm_version();  // 80 for sm_80

@@ -3,9 +3,13 @@
 #include <cudnn.h>
 
 #include <array>
+#include <memory>
+#include <vector>
 
+#include "../cuda_choices.hpp"
 #include "cuda_dtypes.hpp"
 #include "cuda_measure.hpp"
+#include "fill.hpp"
 #include "ptp/vocab/error.hpp"
 
 namespace ptp::profile::cuda {
@@ -122,10 +126,11 @@ Work describe_conv(const Point& p, ConvKind kind) {
                             "r" + p.text("r") + "s" + p.text("s") + "u" + p.text("stride") + "p" + p.text("pad") + "_" +
                             s.layout},
               {"dtype_in", s.dtype},
-              {"dtype_compute", s.dtype == "tf32" ? "tf32" : (s.dtype == "fp32" ? "fp32" : "fp32_acc")},
+              {"dtype_compute", cuda_choices::conv_precision(s.dtype).math},  // math mode; accumulator in notes
               {"dtype_out", s.dtype},
               {"flops", format_number(flops)},
-              {"bytes", format_number(bytes)}};
+              {"bytes", format_number(bytes)},
+              {"notes", cuda_choices::conv_precision(s.dtype).notes}};
   return w;
 }
 
@@ -195,40 +200,110 @@ void run_conv(const Point& p, Measurement& meas, ConvKind kind) {
       .set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &handle)
       .finalize();
   const cudnnBackendDescriptor_t gd = graph.get();
-  Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-  const cudnnBackendHeurMode_t hmode = CUDNN_HEUR_MODE_A;
-  heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &gd)
-      .set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &hmode)
-      .finalize();
-  Desc engine_cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-  int64_t returned = 0;
-  check(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                 &returned, engine_cfg.ptr()),
-        "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
-  if (returned == 0) throw PointFailure(PointStatus::unsupported, "cuDNN heuristics returned no engine for " + p.id());
-  const cudnnBackendDescriptor_t ecd = engine_cfg.get();
-  Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-  plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, &handle)
-      .set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, &ecd)
-      .finalize();
-  int64_t workspace_size = 0;
-  check(cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, nullptr,
-                                 &workspace_size),
-        "cudnnBackendGetAttribute(WORKSPACE_SIZE)");
 
   const std::size_t eb = static_cast<std::size_t>(cuda_dtype(s.dtype, p.id()).bytes);
-  DeviceBuffer xb(eb * static_cast<std::size_t>(s.n * s.c * s.h * s.w)),
-      wb(eb * static_cast<std::size_t>(s.k * s.c * s.r * s.s)),
-      yb(eb * static_cast<std::size_t>(s.n * s.k * s.p() * s.q())), ws(static_cast<std::size_t>(workspace_size));
+  const std::size_t nx = static_cast<std::size_t>(s.n * s.c * s.h * s.w), nw = static_cast<std::size_t>(s.k * s.c * s.r * s.s),
+                    ny = static_cast<std::size_t>(s.n * s.k * s.p() * s.q());
+  DeviceBuffer xb(eb * nx), wb(eb * nw), yb(eb * ny);
+  fill_uniform(xb.get(), nx, s.dtype, 1);  // random data: zeros would hide power-limited clocks
+  fill_uniform(wb.get(), nw, s.dtype, 2);
+  fill_uniform(yb.get(), ny, s.dtype, 3);  // dy of the backward passes
   void* ptrs[3] = {xb.get(), wb.get(), yb.get()};
   const int64_t uids[3] = {'x', 'w', 'y'};
-  void* wsp = ws.get();
-  Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs, 3)
-      .set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids, 3)
-      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &wsp)
-      .finalize();
-  measure_cuda(meas, stream.get(), [&] { check(cudnnBackendExecute(handle, plan.get(), pack.get()), "cudnnBackendExecute"); });
+
+  // Engine configs from heuristics mode A, then the fallback list; keep those whose numerical notes
+  // match the math mode (FP32 must not run on tensor cores, TF32 must), and take the first that
+  // finalizes and executes.
+  const std::string math = cuda_choices::conv_precision(s.dtype).math;
+  std::size_t offered = 0, filtered = 0, tried = 0;
+  std::string last_error;
+  std::unique_ptr<Desc> plan, pack;
+  DeviceBuffer ws;
+  int64_t chosen_engine = -1;
+  for (const cudnnBackendHeurMode_t hmode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, &gd)
+        .set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &hmode);
+    if (cudnnBackendFinalize(heur.get()) != CUDNN_STATUS_SUCCESS) continue;
+    int64_t count = 0;
+    if (cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                 nullptr) != CUDNN_STATUS_SUCCESS ||
+        count <= 0)
+      continue;
+    std::vector<std::unique_ptr<Desc>> cfgs;
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (int64_t i = 0; i < count; ++i) {
+      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+      raw.push_back(cfgs.back()->get());
+    }
+    int64_t returned = 0;
+    check(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
+                                   &returned, raw.data()),
+          "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
+    std::vector<cuda_choices::EngineNotes> notes;
+    std::vector<int64_t> global;
+    for (int64_t i = 0; i < returned; ++i) {
+      Desc engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      int64_t got = 0, index = -1, nn = 0;
+      cudnnBackendNumericalNote_t nv[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+      cuda_choices::EngineNotes n;
+      if (cudnnBackendGetAttribute(raw[static_cast<std::size_t>(i)], CUDNN_ATTR_ENGINECFG_ENGINE,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got, engine.ptr()) == CUDNN_STATUS_SUCCESS) {
+        cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &got, &index);
+        if (cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                                     CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &nn, nv) == CUDNN_STATUS_SUCCESS)
+          for (int64_t j = 0; j < nn && j < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++j) {
+            n.tensor_core |= nv[j] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+            n.down_convert |= nv[j] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+          }
+      }
+      notes.push_back(n);
+      global.push_back(index);
+    }
+    offered += notes.size();
+    const std::vector<std::size_t> order = cuda_choices::engines_to_try(notes, math);
+    filtered += notes.size() - order.size();
+    for (const std::size_t i : order) {
+      ++tried;
+      try {
+        const cudnnBackendDescriptor_t ecd = raw[i];
+        auto pl = std::make_unique<Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+        pl->set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, &handle)
+            .set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, &ecd)
+            .finalize();
+        int64_t workspace_size = 0;
+        check(cudnnBackendGetAttribute(pl->get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                       nullptr, &workspace_size),
+              "cudnnBackendGetAttribute(WORKSPACE_SIZE)");
+        DeviceBuffer w(static_cast<std::size_t>(workspace_size));
+        void* wsp = w.get();
+        auto pk = std::make_unique<Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+        pk->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs, 3)
+            .set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids, 3)
+            .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &wsp)
+            .finalize();
+        check(cudnnBackendExecute(handle, pl->get(), pk->get()), "cudnnBackendExecute");
+        PTP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        plan = std::move(pl);
+        pack = std::move(pk);
+        ws = std::move(w);
+        chosen_engine = global[i];
+        break;
+      } catch (const std::exception& e) {
+        last_error = e.what();
+      }
+    }
+    if (plan) break;
+  }
+  if (!plan) {
+    std::string why = "no cuDNN engine config for " + math + " math ran (" + std::to_string(offered) + " offered, " +
+                      std::to_string(filtered) + " filtered by numerical notes, " + std::to_string(tried) + " tried)";
+    if (!last_error.empty()) why += "; last error: " + last_error;
+    throw PointFailure(tried == 0 ? PointStatus::unsupported : PointStatus::failed, why);
+  }
+  meas.set("notes", cuda_choices::conv_precision(s.dtype).notes + "; engine=" + std::to_string(chosen_engine) +
+                        " (config " + std::to_string(tried) + " tried of " + std::to_string(offered - filtered) + ")");
+  measure_cuda(meas, stream.get(), [&] { check(cudnnBackendExecute(handle, plan->get(), pack->get()), "cudnnBackendExecute"); });
 }
 
 }  // namespace ptp::profile::cuda

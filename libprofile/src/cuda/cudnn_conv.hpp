@@ -1,7 +1,8 @@
 #pragma once
 // cuDNN 9 convolutions through the graph (backend) API, shared by the forward, backward-data and
-// backward-filter benchmarks: build a one-operation graph, take the first engine config the
-// heuristics offer, finalize a plan and time cudnnBackendExecute.
+// backward-filter benchmarks: build a one-operation graph, keep the heuristic engine configs whose
+// numerical notes match the math mode (FP32: no tensor cores; TF32: tensor cores), take the first
+// that finalizes and executes, and time cudnnBackendExecute.
 #include "ptp/profile/microbenchmark.hpp"
 
 namespace ptp::profile::cuda {

@@ -1,10 +1,17 @@
 #include "nccl_harness.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <thread>
 
+#include "../cuda_choices.hpp"
 #include "cuda_measure.hpp"
+#include "fill.hpp"
 #include "ptp/profile/busbw.hpp"
 #include "ptp/profile/comm.hpp"
 #include "ptp/vocab/error.hpp"
@@ -33,16 +40,80 @@ int local_rank() {
   return 0;
 }
 
-// One rank's resources; a single process holds one per device.
+// One rank's resources; a single process holds one per device. Torn down on its own device.
 struct RankState {
   int device = 0;
   ncclComm_t comm = nullptr;
   std::unique_ptr<Stream> stream;
   DeviceBuffer send, recv;
+  RankState() = default;
+  RankState(const RankState&) = delete;
+  RankState& operator=(const RankState&) = delete;
   ~RankState() {
+    cudaSetDevice(device);
     if (comm) ncclCommDestroy(comm);
   }
 };
+
+// Puts back the caller's current device when a single-process multi-GPU point is done.
+struct DeviceRestore {
+  int device = 0;
+  bool valid = false;
+  DeviceRestore() { valid = cudaGetDevice(&device) == cudaSuccess; }
+  ~DeviceRestore() {
+    if (valid) cudaSetDevice(device);
+  }
+  DeviceRestore(const DeviceRestore&) = delete;
+  DeviceRestore& operator=(const DeviceRestore&) = delete;
+};
+
+// Calls `fire` (which must not return) when kick() has not been called for `timeout_s`: a rank
+// whose peer died or failed waits in NCCL forever otherwise.
+class Watchdog {
+ public:
+  Watchdog(double timeout_s, std::function<void()> fire)
+      : timeout_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s))),
+        fire_(std::move(fire)) {
+    kick();
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~Watchdog() {
+    {
+      const std::lock_guard<std::mutex> l(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  void kick() {
+    const std::lock_guard<std::mutex> l(mu_);
+    deadline_ = std::chrono::steady_clock::now() + timeout_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!done_) {
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        l.unlock();
+        fire_();
+        return;
+      }
+      cv_.wait_until(l, deadline_);
+    }
+  }
+  std::chrono::steady_clock::duration timeout_;
+  std::function<void()> fire_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::chrono::steady_clock::time_point deadline_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+std::size_t elem_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }
 
 }  // namespace
 
@@ -72,30 +143,45 @@ Work describe_collective(const Point& p, const std::string& collective) {
   return w;
 }
 
-void run_collective(const Point& p, Measurement& meas, const CollectiveLaunch& launch) {
+void run_collective(const Point& p, Measurement& meas, const std::string& collective, const CollectiveLaunch& launch) {
   const auto ranks = static_cast<int>(p.integer("ranks"));
   const auto size = static_cast<std::size_t>(p.integer("size_bytes"));
   const ncclDataType_t dtype = nccl_type(p.text("dtype"), p.id());
-  const std::size_t elem = p.text("dtype") == "fp32" ? 4 : 2;
-  const std::size_t count = size / elem;
+  const cuda_choices::CollectiveCount cc = cuda_choices::collective_count(collective, size, elem_bytes(p.text("dtype")), ranks);
+  if (!cc.skip_reason.empty()) throw PointFailure(PointStatus::skipped, cc.skip_reason);
   const bool in_place = p.text("in_place") == "1";
   Comm& world = Comm::world();
+  const bool multi_process = world.active() && world.size() > 1;
+  const DeviceRestore restore;  // declared first: runs after every RankState is torn down
   int devices = 0;
   PTP_CUDA_CHECK(cudaGetDeviceCount(&devices));
 
   std::vector<std::unique_ptr<RankState>> local;  // RankState owns a communicator: not copyable
   int first_rank = 0;
-  if (world.active() && world.size() > 1) {  // one GPU per process
+  const auto setup_rank = [&](RankState& s) {
+    PTP_CUDA_CHECK(cudaSetDevice(s.device));
+    s.stream = std::make_unique<Stream>();
+    s.send = DeviceBuffer(size);
+    fill_uniform(s.send.get(), size / elem_bytes(p.text("dtype")), p.text("dtype"), 11);
+    if (!in_place) s.recv = DeviceBuffer(size);
+  };
+  if (multi_process) {  // one GPU per process
     if (world.size() != ranks)
       throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " ranks, launched with " +
                                         std::to_string(world.size()));
-    ncclUniqueId id{};
-    if (world.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    world.broadcast(&id, sizeof id);
+    // Device and buffers first, and agree on the outcome: a rank that failed here must not leave the
+    // others waiting in ncclCommInitRank.
     local.push_back(std::make_unique<RankState>());
-    local[0]->device = local_rank() % devices;
-    PTP_CUDA_CHECK(cudaSetDevice(local[0]->device));
-    nccl_check(ncclCommInitRank(&local[0]->comm, ranks, id, world.rank()), "ncclCommInitRank");
+    std::string error;
+    try {
+      if (devices < 1) throw PointFailure(PointStatus::failed, "no CUDA device on this rank");
+      local[0]->device = local_rank() % devices;
+      setup_rank(*local[0]);
+    } catch (const std::exception& e) {
+      error = "rank " + std::to_string(world.rank()) + ": " + e.what();
+    }
+    if (world.max(error.empty() ? 0.0 : 1.0) > 0)
+      throw PointFailure(PointStatus::failed, error.empty() ? "another rank failed to set up this point" : error);
     first_rank = world.rank();
   } else {  // every GPU from this process
     if (ranks > devices)
@@ -109,36 +195,77 @@ void run_collective(const Point& p, Measurement& meas, const CollectiveLaunch& l
       local.back()->device = r;
       local.back()->comm = comms[static_cast<std::size_t>(r)];
     }
+    for (auto& s : local) setup_rank(*s);
   }
-  for (auto& s : local) {
-    PTP_CUDA_CHECK(cudaSetDevice(s->device));
-    s->stream = std::make_unique<Stream>();
-    s->send = DeviceBuffer(size);
-    if (!in_place) s->recv = DeviceBuffer(size);
-  }
+
   const auto sync_all = [&] {
     for (auto& s : local) {
       PTP_CUDA_CHECK(cudaSetDevice(s->device));
       PTP_CUDA_CHECK(cudaStreamSynchronize(s->stream->get()));
     }
   };
-  if (world.active() && world.size() > 1) meas.set_agreement([&](bool stop) { return world.agree(stop); });
-  meas.measure([&] {
+  const auto run_iters = [&](int iters) {
+    for (int it = 0; it < iters; ++it) {
+      nccl_check(ncclGroupStart(), "ncclGroupStart");
+      for (std::size_t i = 0; i < local.size(); ++i) {
+        RankState& s = *local[i];
+        PTP_CUDA_CHECK(cudaSetDevice(s.device));
+        CollectiveCall call{s.comm, s.stream->get(), s.send.get(), in_place ? s.send.get() : s.recv.get(),
+                            cc.count, dtype, first_rank + static_cast<int>(i), ranks};
+        nccl_check(launch(call), "NCCL collective");
+      }
+      nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+    }
+  };
+  const auto timed = [&](int iters) {
     sync_all();
     world.barrier();
     const auto t0 = std::chrono::steady_clock::now();
-    nccl_check(ncclGroupStart(), "ncclGroupStart");
-    for (std::size_t i = 0; i < local.size(); ++i) {
-      RankState& s = *local[i];
-      PTP_CUDA_CHECK(cudaSetDevice(s.device));
-      CollectiveCall call{s.comm, s.stream->get(), s.send.get(), in_place ? s.send.get() : s.recv.get(),
-                          count, dtype, first_rank + static_cast<int>(i), ranks};
-      nccl_check(launch(call), "NCCL collective");
-    }
-    nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+    run_iters(iters);
     sync_all();
     return world.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  const auto body = [&](Watchdog* dog) {
+    if (multi_process) {
+      ncclUniqueId id{};
+      if (world.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+      world.broadcast(&id, sizeof id);
+      PTP_CUDA_CHECK(cudaSetDevice(local[0]->device));
+      nccl_check(ncclCommInitRank(&local[0]->comm, ranks, id, world.rank()), "ncclCommInitRank");
+      if (dog) dog->kick();
+    }
+    // Iterations per sample (nccl-tests -n): two untimed calls set up connections, one timed call
+    // (slowest rank) sizes the loop so a sample lasts about 1 ms and small messages are not launch
+    // overhead. Every rank gets the same count from the agreed time.
+    run_iters(2);
+    const int iters = cuda_choices::collective_iterations(timed(1));
+    std::string notes = "iters_per_sample=" + std::to_string(iters);
+    if (cc.bytes != size) notes += "; effective_bytes=" + std::to_string(cc.bytes);
+    meas.set("notes", notes);
+    if (multi_process) meas.set_agreement([&](bool stop) { return world.agree(stop); });
+    meas.measure([&] {
+      const double t = timed(iters) / iters;
+      if (dog) dog->kick();
+      return t;
+    });
+  };
+  if (!multi_process) {
+    body(nullptr);
+    return;
+  }
+  // From here every rank waits on the others: a rank that fails or stalls ends the whole job
+  // (MPI_Abort) instead of leaving its peers blocked forever. --resume continues after the point.
+  const double timeout = cuda_choices::collective_watchdog_s(meas.rule().max_time_s);
+  Watchdog dog(timeout, [&] {
+    spdlog::critical("rank {}: {} made no progress for {} s; aborting all ranks", world.rank(), p.id(), timeout);
+    world.abort(3);
   });
+  try {
+    body(&dog);
+  } catch (const std::exception& e) {
+    spdlog::critical("rank {}: {} failed ({}); aborting all ranks so none waits forever", world.rank(), p.id(), e.what());
+    world.abort(3);
+  }
 }
 
 }  // namespace ptp::profile::cuda

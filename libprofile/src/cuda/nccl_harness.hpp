@@ -15,7 +15,7 @@ struct CollectiveCall {
   cudaStream_t stream;
   void* send;
   void* recv;
-  std::size_t count;  // elements of the largest buffer
+  std::size_t count;  // elements of the largest buffer (a multiple of nranks for all_gather/reduce_scatter)
   ncclDataType_t dtype;
   int rank, nranks;
 };
@@ -24,6 +24,10 @@ using CollectiveLaunch = std::function<ncclResult_t(const CollectiveCall&)>;
 
 std::vector<AxisSpec> collective_axes();
 Work describe_collective(const Point& p, const std::string& collective);
-void run_collective(const Point& p, Measurement& m, const CollectiveLaunch& launch);
+// Skips sizes that round to zero elements for dtype x ranks; launches each sample's collective
+// enough times (same on every rank) that a sample lasts about 1 ms, and reports time per call.
+// Multi-process: setup failures are agreed on; a failure or a stall after that ends every rank
+// with MPI_Abort. Single process: the caller's current device is restored afterwards.
+void run_collective(const Point& p, Measurement& m, const std::string& collective, const CollectiveLaunch& launch);
 
 }  // namespace ptp::profile::cuda

@@ -26,6 +26,9 @@ class Comm {
   void all_reduce_sum_f32(float* data, std::size_t count);
   void all_reduce_sum_f64(double* data, std::size_t count);
   void finalize();
+  // Ends every rank of the job now (MPI_Abort on MPI_COMM_WORLD; without MPI, exits this process):
+  // for a rank that failed, or hangs, inside a collective the others are blocked in.
+  [[noreturn]] void abort(int code);
 
  private:
   Comm();

@@ -7,24 +7,37 @@ namespace {
 
 enum class Op { add, mul, gelu, dropout };
 
+__device__ __forceinline__ float apply(Op op, float x, float y, std::size_t i, unsigned seed) {
+  switch (op) {
+    case Op::add: return x + y;
+    case Op::mul: return x * y;
+    case Op::gelu: return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+    default: {
+      unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+      h ^= h >> 15;
+      h *= 2246822519u;
+      return (h & 0xffffu) < 6554u ? 0.0f : x * (1.0f / 0.9f);
+    }
+  }
+}
+
+// 16-byte vector loads/stores over the whole vectors, then a scalar tail.
 template <typename T>
 __global__ void elementwise_kernel(Op op, const T* a, const T* b, T* out, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
-    const float x = to_f(a[i]);
-    float y;
-    switch (op) {
-      case Op::add: y = x + to_f(b[i]); break;
-      case Op::mul: y = x * to_f(b[i]); break;
-      case Op::gelu: y = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))); break;
-      default: {
-        unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        y = (h & 0xffffu) < 6554u ? 0.0f : x * (1.0f / 0.9f);
-      }
-    }
-    out[i] = from_f<T>(y);
+  constexpr int V = kVec<T>;
+  const bool binary = op == Op::add || op == Op::mul;
+  const kernel_math::VecSplit split = kernel_math::vec_split(n, V);
+  for (std::size_t v = thread_index(); v < split.vectors; v += thread_count()) {
+    const Pack<T, V> pa = load_pack<T, V>(a, v);
+    Pack<T, V> pb = pa;
+    if (binary) pb = load_pack<T, V>(b, v);
+    Pack<T, V> po;
+#pragma unroll
+    for (int j = 0; j < V; ++j) po.v[j] = from_f<T>(apply(op, to_f(pa.v[j]), to_f(pb.v[j]), v * V + j, seed));
+    store_pack<T, V>(out, v, po);
   }
+  for (std::size_t i = split.tail_begin + thread_index(); i < n; i += thread_count())
+    out[i] = from_f<T>(apply(op, to_f(a[i]), binary ? to_f(b[i]) : 0.0f, i, seed));
 }
 
 Op parse_op(const Point& p) {
@@ -57,10 +70,12 @@ class CudaElementwise final : public CudaOpsBench {
     with_dtype(p.text("dtype"), [&](auto tag) {
       using T = decltype(tag);
       DeviceBuffer a(n * sizeof(T)), b(n * sizeof(T)), out(n * sizeof(T));
+      fill_random<T>(a, n, 1);
+      fill_random<T>(b, n, 2);
       Stream s;
       unsigned seed = 1;
       measure_cuda(m, s.get(), [&] {
-        elementwise_kernel<T><<<grid_1d(n), 256, 0, s.get()>>>(op, a.get<T>(), b.get<T>(), out.get<T>(), n, ++seed);
+        elementwise_kernel<T><<<grid_vec(n, kVec<T>), 256, 0, s.get()>>>(op, a.get<T>(), b.get<T>(), out.get<T>(), n, ++seed);
       });
     });
   }

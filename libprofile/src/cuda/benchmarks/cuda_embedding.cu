@@ -39,6 +39,7 @@ class CudaEmbedding final : public CudaOpsBench {
       using T = decltype(tag);
       DeviceBuffer table(static_cast<std::size_t>(vocab) * dim * sizeof(T)), ids(tokens * sizeof(int)),
           out(tokens * dim * sizeof(T));
+      fill_random<T>(table, static_cast<std::size_t>(vocab) * static_cast<std::size_t>(dim), 1);
       Stream s;
       fill_ids<<<grid_1d(tokens), 256, 0, s.get()>>>(ids.get<int>(), tokens, vocab);
       PTP_CUDA_CHECK(cudaGetLastError());

@@ -49,6 +49,9 @@ class CudaLayerNorm final : public CudaOpsBench {
       using T = decltype(tag);
       const std::size_t n = std::size_t{rows} * static_cast<std::size_t>(cols);
       DeviceBuffer x(n * sizeof(T)), y(n * sizeof(T)), g(sizeof(float) * cols), b(sizeof(float) * cols);
+      fill_random<T>(x, n, 1);
+      fill_random<float>(g, static_cast<std::size_t>(cols), 2);
+      fill_random<float>(b, static_cast<std::size_t>(cols), 3);
       Stream s;
       measure_cuda(m, s.get(), [&] {
         layernorm_kernel<T><<<rows, 256, 0, s.get()>>>(x.get<T>(), g.get<float>(), b.get<float>(), y.get<T>(), cols);

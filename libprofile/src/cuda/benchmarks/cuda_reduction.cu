@@ -7,9 +7,15 @@ namespace {
 
 template <typename T>
 __global__ void reduce_kernel(const T* x, std::size_t n, float* out) {
+  constexpr int V = kVec<T>;
+  const kernel_math::VecSplit split = kernel_math::vec_split(n, V);
   float v = 0;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-    v += to_f(x[i]);
+  for (std::size_t i = thread_index(); i < split.vectors; i += thread_count()) {
+    const Pack<T, V> p = load_pack<T, V>(x, i);  // 16-byte loads
+#pragma unroll
+    for (int j = 0; j < V; ++j) v += to_f(p.v[j]);
+  }
+  for (std::size_t i = split.tail_begin + thread_index(); i < n; i += thread_count()) v += to_f(x[i]);
   for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
   if (threadIdx.x % 32 == 0) atomicAdd(out, v);
 }
@@ -30,9 +36,10 @@ class CudaReduction final : public CudaOpsBench {
     with_dtype(p.text("dtype"), [&](auto tag) {
       using T = decltype(tag);
       DeviceBuffer x(n * sizeof(T)), out(sizeof(float));
+      fill_random<T>(x, n, 1);
       Stream s;
       measure_cuda(m, s.get(), [&] {
-        reduce_kernel<T><<<std::min(grid_1d(n), 1024u), 256, 0, s.get()>>>(x.get<T>(), n, out.get<float>());
+        reduce_kernel<T><<<std::min(grid_vec(n, kVec<T>), 1024u), 256, 0, s.get()>>>(x.get<T>(), n, out.get<float>());
       });
     });
   }

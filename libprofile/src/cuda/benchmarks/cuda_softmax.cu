@@ -53,6 +53,7 @@ class CudaSoftmax final : public CudaOpsBench {
       using T = decltype(tag);
       const std::size_t n = std::size_t{rows} * static_cast<std::size_t>(cols);
       DeviceBuffer x(n * sizeof(T)), y(n * sizeof(T));
+      fill_random<T>(x, n, 1, -8.0f, 8.0f);  // attention-score-like spread
       Stream s;
       measure_cuda(m, s.get(), [&] { softmax_kernel<T><<<rows, 256, 0, s.get()>>>(x.get<T>(), y.get<T>(), cols); });
     });

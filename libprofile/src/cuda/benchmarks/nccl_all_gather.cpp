@@ -12,7 +12,7 @@ class NcclAllGather final : public Microbenchmark {
   std::vector<AxisSpec> axes() const override { return collective_axes(); }
   Work describe(const Point& p) const override { return describe_collective(p, "all_gather"); }
   void run(const Point& p, Measurement& m) const override {
-    run_collective(p, m, [](const CollectiveCall& c) {
+    run_collective(p, m, "all_gather", [](const CollectiveCall& c) {
       const std::size_t per_rank = c.count / static_cast<std::size_t>(c.nranks);  // size = the output buffer
       const char* in = static_cast<const char*>(c.send);
       if (c.send == c.recv) in += static_cast<std::size_t>(c.rank) * per_rank * (c.dtype == ncclFloat32 ? 4 : 2);

@@ -12,7 +12,7 @@ class NcclAllReduce final : public Microbenchmark {
   std::vector<AxisSpec> axes() const override { return collective_axes(); }
   Work describe(const Point& p) const override { return describe_collective(p, "all_reduce"); }
   void run(const Point& p, Measurement& m) const override {
-    run_collective(p, m, [](const CollectiveCall& c) {
+    run_collective(p, m, "all_reduce", [](const CollectiveCall& c) {
       return ncclAllReduce(c.send, c.recv, c.count, c.dtype, ncclSum, c.comm, c.stream);
     });
   }

@@ -12,7 +12,7 @@ class NcclBroadcast final : public Microbenchmark {
   std::vector<AxisSpec> axes() const override { return collective_axes(); }
   Work describe(const Point& p) const override { return describe_collective(p, "broadcast"); }
   void run(const Point& p, Measurement& m) const override {
-    run_collective(p, m, [](const CollectiveCall& c) {
+    run_collective(p, m, "broadcast", [](const CollectiveCall& c) {
       return ncclBroadcast(c.send, c.recv, c.count, c.dtype, /*root=*/0, c.comm, c.stream);
     });
   }

@@ -12,7 +12,7 @@ class NcclReduceScatter final : public Microbenchmark {
   std::vector<AxisSpec> axes() const override { return collective_axes(); }
   Work describe(const Point& p) const override { return describe_collective(p, "reduce_scatter"); }
   void run(const Point& p, Measurement& m) const override {
-    run_collective(p, m, [](const CollectiveCall& c) {
+    run_collective(p, m, "reduce_scatter", [](const CollectiveCall& c) {
       const std::size_t per_rank = c.count / static_cast<std::size_t>(c.nranks);  // size = the input buffer
       char* out = static_cast<char*>(c.recv);
       if (c.send == c.recv) out += static_cast<std::size_t>(c.rank) * per_rank * (c.dtype == ncclFloat32 ? 4 : 2);

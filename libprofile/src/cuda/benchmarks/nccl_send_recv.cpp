@@ -12,7 +12,7 @@ class NcclSendRecv final : public Microbenchmark {
   std::vector<AxisSpec> axes() const override { return collective_axes(); }
   Work describe(const Point& p) const override { return describe_collective(p, "send_recv"); }
   void run(const Point& p, Measurement& m) const override {
-    run_collective(p, m, [](const CollectiveCall& c) {
+    run_collective(p, m, "send_recv", [](const CollectiveCall& c) {
       // Ring exchange as nccl-tests sendrecv_perf: send to rank+1, receive from rank-1.
       const int next = (c.rank + 1) % c.nranks, prev = (c.rank - 1 + c.nranks) % c.nranks;
       ncclResult_t r = ncclSend(c.send, c.count, c.dtype, next, c.comm, c.stream);
