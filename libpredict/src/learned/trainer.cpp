@@ -40,7 +40,7 @@ constexpr std::size_t kMaxOpRows = 12000;
 struct OpTrainingSet {
   DenseMatrix x;
   std::vector<float> y;
-  std::vector<double> bound, measured;
+  std::vector<double> bound, roofline, measured;  // bound: op_analytical_seconds, the model's base
   std::vector<std::string> gpu;
   std::vector<std::string> math;  // GEMM classes: the math mode they ran; others: "memory-bound <dtype>"
   std::set<std::string> maths;
@@ -61,11 +61,12 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
                   (r.op_class == "gemm" || r.op_class == "batched_gemm") ? r.dtype : "fp32"};
     if (shape.math == "bf16") shape.math = "fp16";
     if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
-    const double bound = op_roofline_seconds(shape, *g);
+    const double bound = op_analytical_seconds(shape, *g);
     if (!(bound > 0)) { ++skipped["no roofline bound"]; continue; }
     s.x.add_row(op_features(shape, *g));
     s.y.push_back(static_cast<float>(std::log(r.time_s / bound)));
     s.bound.push_back(bound);
+    s.roofline.push_back(op_roofline_seconds(shape, *g));
     s.measured.push_back(r.time_s);
     s.gpu.push_back(g->id);
     const bool gemm_class = shape.op_class == "gemm" || shape.op_class == "batched_gemm";
@@ -158,7 +159,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   params.seed = o.seed;
   params.threads = o.threads;
 
-  // Compute level: op time relative to its roofline bound.
+  // Compute level: op time relative to the analytical kernel model.
   std::map<std::string, int> op_skipped = ops.excluded;
   auto op_set = op_training_set(ops, catalogs.gpus(), op_skipped);
   if (op_set.y.size() < 50) throw InputError(ops.path, 0, 0, "", "fewer than 50 usable op measurements");
@@ -172,24 +173,26 @@ TrainResult train_bundle(const TrainOptions& o) {
     BoosterParams cv_params = op_params;
     cv_params.rounds = 80;  // report-only CV: fewer rounds keep ptp-train within its time budget
     const auto oof = out_of_fold(op_set.x, op_set.y, op_feature_names(), cv_params, split);
-    std::vector<double> pred(oof.size()), roof(oof.size());
-    for (std::size_t i = 0; i < oof.size(); ++i) {
-      pred[i] = op_set.bound[i] * std::exp(oof[i]);
-      roof[i] = op_set.bound[i];
-    }
-    const auto ape_learned = ape_of(op_set.measured, pred), ape_roof = ape_of(op_set.measured, roof);
+    std::vector<double> pred(oof.size());
+    for (std::size_t i = 0; i < oof.size(); ++i) pred[i] = op_set.bound[i] * std::exp(oof[i]);
+    const auto ape_learned = ape_of(op_set.measured, pred), ape_roof = ape_of(op_set.measured, op_set.roofline),
+               ape_an = ape_of(op_set.measured, op_set.bound);
     metrics["compute"] = {{"rows", op_set.y.size()},
                           {"leave_one_gpu_out", to_json(error_stats(ape_learned))},
-                          {"roofline_bound", to_json(error_stats(ape_roof))}};
+                          {"roofline_bound", to_json(error_stats(ape_roof))},
+                          {"analytical_kernel", to_json(error_stats(ape_an))}};
     // Per math mode (GEMM classes) and element type (memory-bound classes): how the compute level does
     // on a GPU whose kernels it never saw. Math modes with no kernel rows (tf32, fp8) are declined
     // by the compute level at prediction time (the roofline answers them), listed here with n = 0.
     nlohmann::json by_math = nlohmann::json::object();
-    const auto learned_by = grouped_stats(ape_learned, op_set.math), roof_by = grouped_stats(ape_roof, op_set.math);
-    for (const auto& [label, v] : learned_by.items()) by_math[label] = {{"learned", v}, {"roofline_bound", roof_by[label]}};
+    const auto learned_by = grouped_stats(ape_learned, op_set.math), roof_by = grouped_stats(ape_roof, op_set.math),
+               an_by = grouped_stats(ape_an, op_set.math);
+    for (const auto& [label, v] : learned_by.items())
+      by_math[label] = {{"learned", v}, {"roofline_bound", roof_by[label]}, {"analytical_kernel", an_by[label]}};
     for (const char* m : {"fp32", "tf32", "fp16", "bf16", "fp8"})
       if (!by_math.contains(std::string("gemm ") + m))
         by_math[std::string("gemm ") + m] = {{"learned", to_json(ErrorStats{})}, {"roofline_bound", to_json(ErrorStats{})},
+                                             {"analytical_kernel", to_json(ErrorStats{})},
                                              {"note", std::string(m) == "bf16" ? "no kernel rows: answered as fp16"
                                                                                    : "no kernel rows: declined, roofline answers"}};
     metrics["compute"]["leave_one_gpu_out_by_math"] = by_math;
@@ -281,7 +284,8 @@ TrainResult train_bundle(const TrainOptions& o) {
       k.collective_model = &comm_model;
       for (std::size_t i = static_cast<std::size_t>(w); i < rows.size(); i += static_cast<std::size_t>(workers)) {
         RunRow& row = rows[i];
-        row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
+        const Prediction analytical_p = predict_analytical(row.job, analytical_k);
+        row.analytical = analytical_p.iteration_s;
         op_model.prepare(row.job);
         AnalyticalConstants k_compute = analytical_k;
         k_compute.op_model = &op_model;
@@ -292,8 +296,8 @@ TrainResult train_bundle(const TrainOptions& o) {
         row.composed = composed.iteration_s;
         row.learned_share = composed.compute_learned_share;
         row.blind_composed = blind_composed.iteration_s;
-        row.features = run_features(row.job, composed, false);
-        row.blind_features = run_features(row.blind_job, blind_composed, true);
+        row.features = run_features(row.job, composed, false, analytical_p);
+        row.blind_features = run_features(row.blind_job, blind_composed, true, predict_analytical(row.blind_job, analytical_k));
       }
     };
     std::vector<std::thread> threads;
@@ -422,7 +426,7 @@ TrainResult train_bundle(const TrainOptions& o) {
        {{"aggregator", o.blind ? run_feature_names(true) : run_feature_names(false)},
         {"compute", op_feature_names()},
         {"communication", collective_feature_names()}}},
-      {"targets", "log(measured / bound): compute vs roofline, communication vs ring bound, aggregator vs composed step"},
+      {"targets", "log(measured / bound): compute vs the analytical kernel model (blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
       {"compute_maths", op_set.maths},
       {"domain",
        {{"precisions", precisions_seen},
@@ -457,7 +461,7 @@ TrainResult train_bundle(const TrainOptions& o) {
     }
   if (metrics.contains("ladder")) {
     md += "\n## Ablation ladder (MAPE % on each split's held-out rows)\n\nEach column adds one level: the "
-          "roofline composition alone; learned op times (compute level) composed with the analytical all-reduce; "
+          "analytical composition alone (roofline with efficiency curves); learned op times (compute level) composed with the analytical all-reduce; "
           "plus the learned all-reduce (communication level); plus the aggregator (the full model, cross-validated). "
           "The compute and communication levels train on kernel and collective rows, never on runs. Mean share of "
           "op time the compute level answered over the runs: " +
@@ -509,16 +513,18 @@ TrainResult train_bundle(const TrainOptions& o) {
   group_table("GPU family", "family", "by_gpu_family", families);
   group_table("model", "model", "by_model", models);
   if (metrics.contains("compute") && metrics.contains("communication"))
-    md += "\n## Lower levels\n\n- compute model (op time vs roofline), leave-one-GPU-out: " +
-        metrics["compute"]["leave_one_gpu_out"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
+    md += "\n## Lower levels\n\n- compute model (op time vs the analytical kernel model), leave-one-GPU-out: " +
+        metrics["compute"]["leave_one_gpu_out"].dump() + "; analytical kernel model alone: " +
+        metrics["compute"]["analytical_kernel"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
         "\n- communication model (all-reduce vs ring bound), 5-fold: " + metrics["communication"]["kfold"].dump() +
         "; ring bound alone: " + metrics["communication"]["ring_bound"].dump() + "\n";
   if (metrics.contains("compute") && metrics["compute"].contains("leave_one_gpu_out_by_math")) {
     md += "\n### Compute model, leave-one-GPU-out by math mode (kernel time MAPE %, trained on the other GPUs' kernel rows)\n\n"
-          "| math / dtype | kernel rows | learned | roofline bound | note |\n|---|---|---|---|---|\n";
+          "| math / dtype | kernel rows | learned | analytical kernel model | roofline bound | note |\n|---|---|---|---|---|---|\n";
     for (const auto& [label, v] : metrics["compute"]["leave_one_gpu_out_by_math"].items())
       md += "| " + label + " | " + v["learned"]["n"].dump() + " | " +
             (v["learned"]["n"].get<int>() ? v["learned"]["mape"].dump() : std::string("-")) + " | " +
+            (v["learned"]["n"].get<int>() ? v["analytical_kernel"]["mape"].dump() : std::string("-")) + " | " +
             (v["learned"]["n"].get<int>() ? v["roofline_bound"]["mape"].dump() : std::string("-")) + " | " +
             v.value("note", std::string()) + " |\n";
   }
