@@ -123,7 +123,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   k.op_model = compute.get();
   k.collective_model = communication.get();
   Prediction p = predict_analytical(job, k);
-  double log_ratio = aggregator.predict_one(run_features(job, p, false));
+  double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
   if (!trained_models.count(job.job.model)) {
     log_ratio *= unseen_model_correction_share;
     p.warnings.push_back("model '" + job.job.model + "' has no training runs in the bundle: " +

@@ -104,7 +104,14 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backwa
     const std::string key = row_key(row);
     auto it = cache_.find(key);
     if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(row)).first;
-    t += op_roofline_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
+    t += op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
+  }
+  // Shrink the learned time toward the analytical op time (geometric mean at kLearnedOpWeight):
+  // kernel microbenchmarks run without the framework's overheads the analytical constants absorbed.
+  if (kLearnedOpWeight < 1.0 && t > 0) {
+    const OpTime a = analytical_op_time(op, job, AnalyticalConstants{});
+    const double analytical = backward ? a.backward_s : a.forward_s;
+    if (analytical > 0) t = std::exp(kLearnedOpWeight * std::log(t) + (1 - kLearnedOpWeight) * std::log(analytical));
   }
   return t;
 }

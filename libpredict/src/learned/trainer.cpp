@@ -40,8 +40,9 @@ constexpr std::size_t kMaxOpRows = 12000;
 struct OpTrainingSet {
   DenseMatrix x;
   std::vector<float> y;
-  std::vector<double> bound, measured;
+  std::vector<double> bound, roofline, measured;  // bound: op_analytical_seconds, the model's base
   std::vector<std::string> gpu;
+  std::vector<std::string> math;  // GEMM classes: the math mode they ran; others: "memory-bound <dtype>"
   std::set<std::string> maths;
 };
 
@@ -60,13 +61,16 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
                   (r.op_class == "gemm" || r.op_class == "batched_gemm") ? r.dtype : "fp32"};
     if (shape.math == "bf16") shape.math = "fp16";
     if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
-    const double bound = op_roofline_seconds(shape, *g);
+    const double bound = op_analytical_seconds(shape, *g);
     if (!(bound > 0)) { ++skipped["no roofline bound"]; continue; }
     s.x.add_row(op_features(shape, *g));
     s.y.push_back(static_cast<float>(std::log(r.time_s / bound)));
     s.bound.push_back(bound);
+    s.roofline.push_back(op_roofline_seconds(shape, *g));
     s.measured.push_back(r.time_s);
     s.gpu.push_back(g->id);
+    const bool gemm_class = shape.op_class == "gemm" || shape.op_class == "batched_gemm";
+    s.math.push_back(gemm_class ? "gemm " + r.dtype : "memory-bound " + r.dtype);
     if (shape.op_class == "gemm" || shape.op_class == "batched_gemm") s.maths.insert(shape.math);
   }
   return s;
@@ -135,6 +139,8 @@ struct RunRow {
   const RunRecord* record;
   ResolvedJob job, blind_job;
   double analytical = 0, composed = 0, blind_composed = 0;
+  double compute_only = 0;  // learned compute level, analytical communication, no aggregator
+  double learned_share = 0;  // compute_learned_share of the composed step
   std::vector<float> features, blind_features;
   std::string precision, gpu_family, model, gpu;
 };
@@ -153,7 +159,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   params.seed = o.seed;
   params.threads = o.threads;
 
-  // Compute level: op time relative to its roofline bound.
+  // Compute level: op time relative to the analytical kernel model.
   std::map<std::string, int> op_skipped = ops.excluded;
   auto op_set = op_training_set(ops, catalogs.gpus(), op_skipped);
   if (op_set.y.size() < 50) throw InputError(ops.path, 0, 0, "", "fewer than 50 usable op measurements");
@@ -167,14 +173,30 @@ TrainResult train_bundle(const TrainOptions& o) {
     BoosterParams cv_params = op_params;
     cv_params.rounds = 80;  // report-only CV: fewer rounds keep ptp-train within its time budget
     const auto oof = out_of_fold(op_set.x, op_set.y, op_feature_names(), cv_params, split);
-    std::vector<double> pred(oof.size()), roof(oof.size());
-    for (std::size_t i = 0; i < oof.size(); ++i) {
-      pred[i] = op_set.bound[i] * std::exp(oof[i]);
-      roof[i] = op_set.bound[i];
-    }
+    std::vector<double> pred(oof.size());
+    for (std::size_t i = 0; i < oof.size(); ++i) pred[i] = op_set.bound[i] * std::exp(oof[i]);
+    const auto ape_learned = ape_of(op_set.measured, pred), ape_roof = ape_of(op_set.measured, op_set.roofline),
+               ape_an = ape_of(op_set.measured, op_set.bound);
     metrics["compute"] = {{"rows", op_set.y.size()},
-                          {"leave_one_gpu_out", to_json(error_stats(ape_of(op_set.measured, pred)))},
-                          {"roofline_bound", to_json(error_stats(ape_of(op_set.measured, roof)))}};
+                          {"leave_one_gpu_out", to_json(error_stats(ape_learned))},
+                          {"roofline_bound", to_json(error_stats(ape_roof))},
+                          {"analytical_kernel", to_json(error_stats(ape_an))}};
+    // Per math mode (GEMM classes) and element type (memory-bound classes): how the compute level does
+    // on a GPU whose kernels it never saw. Math modes with no kernel rows (tf32, fp8) are declined
+    // by the compute level at prediction time (the roofline answers them), listed here with n = 0.
+    nlohmann::json by_math = nlohmann::json::object();
+    const auto learned_by = grouped_stats(ape_learned, op_set.math), roof_by = grouped_stats(ape_roof, op_set.math),
+               an_by = grouped_stats(ape_an, op_set.math);
+    for (const auto& [label, v] : learned_by.items())
+      by_math[label] = {{"learned", v}, {"roofline_bound", roof_by[label]}, {"analytical_kernel", an_by[label]}};
+    for (const char* m : {"fp32", "tf32", "fp16", "bf16", "fp8"})
+      if (!by_math.contains(std::string("gemm ") + m))
+        by_math[std::string("gemm ") + m] = {{"learned", to_json(ErrorStats{})}, {"roofline_bound", to_json(ErrorStats{})},
+                                             {"analytical_kernel", to_json(ErrorStats{})},
+                                             {"note", std::string(m) == "bf16" ? "no kernel rows: answered as fp16"
+                                                                                   : "no kernel rows: declined, roofline answers"}};
+    metrics["compute"]["leave_one_gpu_out_by_math"] = by_math;
+    metrics["compute"]["gpus"] = std::set<std::string>(op_set.gpu.begin(), op_set.gpu.end());
   }
   auto compute = std::make_unique<LearnedOpModel>(Booster::train(op_set.x, op_set.y, op_feature_names(), op_params),
                                                   op_set.maths);
@@ -262,15 +284,20 @@ TrainResult train_bundle(const TrainOptions& o) {
       k.collective_model = &comm_model;
       for (std::size_t i = static_cast<std::size_t>(w); i < rows.size(); i += static_cast<std::size_t>(workers)) {
         RunRow& row = rows[i];
-        row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
+        const Prediction analytical_p = predict_analytical(row.job, analytical_k);
+        row.analytical = analytical_p.iteration_s;
         op_model.prepare(row.job);
+        AnalyticalConstants k_compute = analytical_k;
+        k_compute.op_model = &op_model;
+        row.compute_only = predict_analytical(row.job, k_compute).iteration_s;
         const Prediction composed = predict_analytical(row.job, k);
         op_model.prepare(row.blind_job);
         const Prediction blind_composed = predict_analytical(row.blind_job, k);
         row.composed = composed.iteration_s;
+        row.learned_share = composed.compute_learned_share;
         row.blind_composed = blind_composed.iteration_s;
-        row.features = run_features(row.job, composed, false);
-        row.blind_features = run_features(row.blind_job, blind_composed, true);
+        row.features = run_features(row.job, composed, false, analytical_p);
+        row.blind_features = run_features(row.blind_job, blind_composed, true, predict_analytical(row.blind_job, analytical_k));
       }
     };
     std::vector<std::thread> threads;
@@ -323,6 +350,11 @@ TrainResult train_bundle(const TrainOptions& o) {
   };
   metrics["runs"] = {{"rows", rows.size()}, {"total_rows", runs.total_rows}, {"excluded", run_excluded}};
   metrics["analytical"] = report_block(analytical);
+  {
+    double share = 0;
+    for (const auto& r : rows) share += r.learned_share;
+    metrics["runs"]["compute_learned_share_mean"] = std::round(1000 * share / static_cast<double>(rows.size())) / 1000;
+  }
   std::vector<double> lomo_residuals;
   Split lomo_split;
   std::map<std::string, std::vector<double>> oof_columns;
@@ -342,6 +374,23 @@ TrainResult train_bundle(const TrainOptions& o) {
         pb[i] = rows[i].blind_composed * std::exp(share * blind[i]);
       }
       metrics["cv"][split.name] = {{"learned", report_block(pa)}, {"blind", report_block(pb)}};
+      // Ablation ladder on this split's held-out rows: each level added in turn. The first three
+      // train nothing on runs (the compute/communication models learn from kernel/collective rows),
+      // so on a split they differ only in which rows are held out.
+      {
+        std::vector<double> held_measured;
+        std::map<std::string, std::vector<double>> held;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          if (split.fold[i] < 0 || !std::isfinite(pa[i])) continue;
+          held_measured.push_back(measured[i]);
+          held["analytical"].push_back(rows[i].analytical);
+          held["compute"].push_back(rows[i].compute_only);
+          held["compute_communication"].push_back(rows[i].composed);
+          held["full"].push_back(pa[i]);
+        }
+        for (const auto& [level, pred] : held)
+          metrics["ladder"][split.name][level] = to_json(error_stats(ape_of(held_measured, pred)));
+      }
       oof_columns[split.name] = pa;
       oof_columns[split.name + "_blind"] = pb;
       if (split.name == "leave_one_model_out") {
@@ -377,7 +426,7 @@ TrainResult train_bundle(const TrainOptions& o) {
        {{"aggregator", o.blind ? run_feature_names(true) : run_feature_names(false)},
         {"compute", op_feature_names()},
         {"communication", collective_feature_names()}}},
-      {"targets", "log(measured / bound): compute vs roofline, communication vs ring bound, aggregator vs composed step"},
+      {"targets", "log(measured / bound): compute vs the analytical kernel model (blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
       {"compute_maths", op_set.maths},
       {"domain",
        {{"precisions", precisions_seen},
@@ -410,6 +459,18 @@ TrainResult train_bundle(const TrainOptions& o) {
       md += fmt_row("learned, " + split, v["learned"]);
       md += fmt_row("precision-blind, " + split, v["blind"]);
     }
+  if (metrics.contains("ladder")) {
+    md += "\n## Ablation ladder (MAPE % on each split's held-out rows)\n\nEach column adds one level: the "
+          "analytical composition alone (roofline with efficiency curves); learned op times (compute level) composed with the analytical all-reduce; "
+          "plus the learned all-reduce (communication level); plus the aggregator (the full model, cross-validated). "
+          "The compute and communication levels train on kernel and collective rows, never on runs. Mean share of "
+          "op time the compute level answered over the runs: " +
+          metrics["runs"]["compute_learned_share_mean"].dump() + ".\n\n| split | rows | analytical | + compute | + communication | + aggregator (full) |\n|---|---|---|---|---|---|\n";
+    for (const auto& [split, v] : metrics["ladder"].items())
+      md += "| " + split + " | " + v["full"]["n"].dump() + " | " + v["analytical"]["mape"].dump() + " | " +
+            v["compute"]["mape"].dump() + " | " + v["compute_communication"]["mape"].dump() + " | " +
+            v["full"]["mape"].dump() + " |\n";
+  }
   md += "\n## By precision (MAPE %)\n\n| precision | analytical |";
   std::vector<std::string> split_names;
   if (metrics.contains("cv"))
@@ -452,16 +513,27 @@ TrainResult train_bundle(const TrainOptions& o) {
   group_table("GPU family", "family", "by_gpu_family", families);
   group_table("model", "model", "by_model", models);
   if (metrics.contains("compute") && metrics.contains("communication"))
-    md += "\n## Lower levels\n\n- compute model (op time vs roofline), leave-one-GPU-out: " +
-        metrics["compute"]["leave_one_gpu_out"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
+    md += "\n## Lower levels\n\n- compute model (op time vs the analytical kernel model), leave-one-GPU-out: " +
+        metrics["compute"]["leave_one_gpu_out"].dump() + "; analytical kernel model alone: " +
+        metrics["compute"]["analytical_kernel"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
         "\n- communication model (all-reduce vs ring bound), 5-fold: " + metrics["communication"]["kfold"].dump() +
         "; ring bound alone: " + metrics["communication"]["ring_bound"].dump() + "\n";
+  if (metrics.contains("compute") && metrics["compute"].contains("leave_one_gpu_out_by_math")) {
+    md += "\n### Compute model, leave-one-GPU-out by math mode (kernel time MAPE %, trained on the other GPUs' kernel rows)\n\n"
+          "| math / dtype | kernel rows | learned | analytical kernel model | roofline bound | note |\n|---|---|---|---|---|---|\n";
+    for (const auto& [label, v] : metrics["compute"]["leave_one_gpu_out_by_math"].items())
+      md += "| " + label + " | " + v["learned"]["n"].dump() + " | " +
+            (v["learned"]["n"].get<int>() ? v["learned"]["mape"].dump() : std::string("-")) + " | " +
+            (v["learned"]["n"].get<int>() ? v["analytical_kernel"]["mape"].dump() : std::string("-")) + " | " +
+            (v["learned"]["n"].get<int>() ? v["roofline_bound"]["mape"].dump() : std::string("-")) + " | " +
+            v.value("note", std::string()) + " |\n";
+  }
   md += "\n## Prediction interval\n\n" + metrics["interval"].dump() + "\n\n## Excluded runs\n\n";
   for (const auto& [why, n] : run_excluded) md += "- " + std::to_string(n) + ": " + why + "\n";
   result.report_markdown = md;
 
   std::string csv = csv_line({"run_id", "model", "gpu", "precision", "num_gpus", "measured_s", "analytical_s",
-                              "composed_s", "kfold_s", "lomo_s", "logo_s", "lomo_blind_s"});
+                              "compute_only_s", "composed_s", "compute_learned_share", "kfold_s", "lomo_s", "logo_s", "lomo_blind_s"});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto g = [](double v) {
       char b[32];
@@ -470,7 +542,7 @@ TrainResult train_bundle(const TrainOptions& o) {
     };
     auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns[n][i]) : std::string(); };
     csv += csv_line({keys[i], models[i], gpus[i], precisions[i], std::to_string(num_gpus[i]), g(measured[i]),
-                     g(analytical[i]), g(composed[i]), col("kfold"), col("leave_one_model_out"),
+                     g(analytical[i]), g(rows[i].compute_only), g(composed[i]), g(rows[i].learned_share), col("kfold"), col("leave_one_model_out"),
                      col("leave_one_gpu_out"), col("leave_one_model_out_blind")});
   }
   const fs::path report_dir = fs::path(o.out_dir) / "report";

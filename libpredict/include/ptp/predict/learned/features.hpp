@@ -6,7 +6,8 @@
 // aggregator sees workload shape only through fractions and shares (absolute model size and op
 // counts let trees memorise models and cost 5 points of leave-one-model-out error), and GPUs only
 // through rates (peaks, bandwidth, ridge, architecture): memory size, SM count and L2 let the trees
-// recognise individual GPUs and cost 1 point of leave-one-GPU-out error).
+// recognise individual GPUs and cost 1 point of leave-one-GPU-out error). The compute model leaves out SM
+// count and L2 size for the same reason (0.2-0.4 points of leave-one-GPU-out step error).
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ namespace ptp {
 
 // Aggregator: one row per job, from the composed analytical/learned step.
 const std::vector<std::string>& run_feature_names(bool blind);
+// `analytical` is the same job composed by the analytical model alone (no learned levels): the
+// aggregator sees what the learned levels changed. The three-argument form passes `composed`.
+std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind,
+                                const Prediction& analytical);
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind);
 
 // Compute model: one kernel.
@@ -28,6 +33,10 @@ struct OpShape {
 const std::vector<std::string>& op_feature_names();
 std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu);
 double op_roofline_seconds(const OpShape& op, const GpuSpec& gpu);
+// The compute model learns log(measured / op_analytical_seconds): a residual on the analytical kernel
+// model rather than on the bare roofline, so a GPU with no kernel rows starts from the curves the
+// analytical predictor was calibrated with (leave-one-GPU-out kernel MAPE in the report).
+double op_analytical_seconds(const OpShape& op, const GpuSpec& gpu);
 
 // Communication model: one all-reduce.
 struct CollectiveShape {
