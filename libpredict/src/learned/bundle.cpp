@@ -77,7 +77,10 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     b.aggregator = load_booster("aggregator");
     std::set<std::string> maths;
     for (const auto& v : m.at("compute_maths")) maths.insert(v.get<std::string>());
-    b.compute = std::make_unique<LearnedOpModel>(load_booster("compute"), maths);
+    std::set<std::string> measured;  // optional: bundles before it shrink every learned op time
+    if (m.contains("compute_measured"))
+      for (const auto& v : m.at("compute_measured")) measured.insert(v.get<std::string>());
+    b.compute = std::make_unique<LearnedOpModel>(load_booster("compute"), maths, measured);
     b.communication = std::make_unique<LearnedCollectiveModel>(load_booster("communication"));
     b.log_q_low = m.at("interval").at("log_q_low").get<double>();
     b.log_q_high = m.at("interval").at("log_q_high").get<double>();

@@ -15,6 +15,11 @@ std::string row_key(const std::vector<float>& row) {
 }
 }  // namespace
 
+std::string measured_key(const std::string& gpu_id, const OpShape& shape) {
+  const bool gemm = shape.op_class == "gemm" || shape.op_class == "batched_gemm";
+  return gpu_id + "|" + (gemm ? trained_math(shape.math) : std::string("memory"));
+}
+
 bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) {
   launches.clear();
   const auto& p = *job.policy;
@@ -99,16 +104,18 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backwa
   if (!launches_of(op, job, backward, launches)) return -1;
   if (cache_.size() > kMaxCachedRows) cache_.clear();
   double t = 0;
+  bool measured = true;
   for (const auto& s : launches) {
+    measured = measured && measured_.count(measured_key(job.gpu->id, s)) > 0;
     const auto row = op_features(s, *job.gpu);
     const std::string key = row_key(row);
     auto it = cache_.find(key);
     if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(row)).first;
     t += op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
   }
-  // Shrink the learned time toward the analytical op time (geometric mean at kLearnedOpWeight):
-  // kernel microbenchmarks run without the framework's overheads the analytical constants absorbed.
-  if (kLearnedOpWeight < 1.0 && t > 0) {
+  // Off the measured GPU x math pairs, shrink the learned time toward the analytical op time
+  // (geometric mean at kLearnedOpWeight): there the trees extrapolate from other GPUs' kernels.
+  if (!measured && kLearnedOpWeight < 1.0 && t > 0) {
     const OpTime a = analytical_op_time(op, job, AnalyticalConstants{});
     const double analytical = backward ? a.backward_s : a.forward_s;
     if (analytical > 0) t = std::exp(kLearnedOpWeight * std::log(t) + (1 - kLearnedOpWeight) * std::log(analytical));

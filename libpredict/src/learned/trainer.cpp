@@ -44,6 +44,7 @@ struct OpTrainingSet {
   std::vector<std::string> gpu;
   std::vector<std::string> math;  // GEMM classes: the math mode they ran; others: "memory-bound <dtype>"
   std::set<std::string> maths;
+  std::set<std::string> measured_pairs;  // measured_key() of every row
 };
 
 OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus, std::map<std::string, int>& skipped) {
@@ -72,6 +73,7 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
     const bool gemm_class = shape.op_class == "gemm" || shape.op_class == "batched_gemm";
     s.math.push_back(gemm_class ? "gemm " + r.dtype : "memory-bound " + r.dtype);
     if (shape.op_class == "gemm" || shape.op_class == "batched_gemm") s.maths.insert(shape.math);
+    s.measured_pairs.insert(measured_key(g->id, shape));
   }
   return s;
 }
@@ -199,7 +201,7 @@ TrainResult train_bundle(const TrainOptions& o) {
     metrics["compute"]["gpus"] = std::set<std::string>(op_set.gpu.begin(), op_set.gpu.end());
   }
   auto compute = std::make_unique<LearnedOpModel>(Booster::train(op_set.x, op_set.y, op_feature_names(), op_params),
-                                                  op_set.maths);
+                                                  op_set.maths, op_set.measured_pairs);
   if (o.cross_validate) o.log("compute model: " + metrics["compute"].dump());
 
   // Communication level: all-reduce time relative to the ring bound.
@@ -277,7 +279,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   const int workers = std::max(1, std::min(o.threads, 8));  // composing rows and training CV folds
   {
     auto work = [&](int w) {
-      LearnedOpModel op_model(Booster::load(compute_bytes, "compute"), compute->maths());
+      LearnedOpModel op_model(Booster::load(compute_bytes, "compute"), compute->maths(), compute->measured());
       LearnedCollectiveModel comm_model(Booster::load(comm_bytes, "communication"));
       AnalyticalConstants k = analytical_k;
       k.op_model = &op_model;
@@ -428,6 +430,7 @@ TrainResult train_bundle(const TrainOptions& o) {
         {"communication", collective_feature_names()}}},
       {"targets", "log(measured / bound): compute vs the analytical kernel model (blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
       {"compute_maths", op_set.maths},
+      {"compute_measured", op_set.measured_pairs},
       {"domain",
        {{"precisions", precisions_seen},
         {"model_parallel", false},

@@ -22,14 +22,21 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
 // 12.07 / 11.85 / 11.16 % (0 is the analytical op time, i.e. no compute level); trusting the learned
 // time only on GPU x math pairs with kernel rows (analytical elsewhere) gave 14.88 / 12.47 %.
 inline constexpr double kLearnedOpWeight = 0.5;
+// Key of a GPU x math pair in LearnedOpModel's measured set.
+std::string measured_key(const std::string& gpu_id, const OpShape& shape);
 
 class LearnedOpModel : public OpTimeModel {
  public:
-  LearnedOpModel(Booster booster, std::set<std::string> maths) : booster_(std::move(booster)), maths_(std::move(maths)) {}
+  // measured: "<gpu id>|<math>" pairs (math "memory" for memory-bound classes) with kernel rows in the
+  // training data. There the learned time stands alone; elsewhere it is an extrapolation to a GPU
+  // or math mode the kernels never ran on, and is shrunk toward the analytical time.
+  LearnedOpModel(Booster booster, std::set<std::string> maths, std::set<std::string> measured = {})
+      : booster_(std::move(booster)), maths_(std::move(maths)), measured_(std::move(measured)) {}
   // Predicts the job's whole-model ops in one batch (an optional warm-up of the cache).
   void prepare(const ResolvedJob& job) const;
   double seconds(const Op& op, const ResolvedJob& job, bool backward) const override;
   const std::set<std::string>& maths() const { return maths_; }
+  const std::set<std::string>& measured() const { return measured_; }
   const Booster& booster() const { return booster_; }
 
  private:
@@ -37,6 +44,7 @@ class LearnedOpModel : public OpTimeModel {
   // The launches the compute model answers for one op, at its trained math (false: it declines).
   bool launches_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) const;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
+  std::set<std::string> measured_;
   mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
 };
 
