@@ -103,10 +103,9 @@ TEST_CASE("the learned compute level answers op times and follows its kernel dat
   // Most of the FP32 GPT-2 step is GEMMs, which the compute level answers.
   CHECK(l4_base.compute_learned_share >= 0.5);
   CHECK(l4_slow.compute_learned_share >= 0.5);
-  // 2x slower GEMM kernels on L4: the composed L4 step is much slower (GEMMs are most of it; the
-  // compute level answers the geometric mean of its learned time and the analytical one, so 2x in
-  // the kernel rows is at most ~1.4x in an op's answered time; 1.25x in the step when written)...
-  CHECK(l4_slow.iteration_s > 1.15 * l4_base.iteration_s);
+  // 2x slower GEMM kernels on L4: the composed L4 step is much slower (GEMMs are most of it, and
+  // L4 x fp32 has kernel rows, so the learned time stands alone there; 1.68x when written)...
+  CHECK(l4_slow.iteration_s > 1.4 * l4_base.iteration_s);
   // ... and a V100 job, whose kernel rows did not change, moves far less.
   const double v100_ratio = composed(slow, v100).iteration_s / composed(base, v100).iteration_s;
   CHECK(v100_ratio < 1.15);
@@ -114,5 +113,5 @@ TEST_CASE("the learned compute level answers op times and follows its kernel dat
   // The full learned prediction (aggregator applied) moves with it.
   const auto full_base = base.predict(l4, AnalyticalConstants{}), full_slow = slow.predict(l4, AnalyticalConstants{});
   CHECK(full_base.predictor_kind == "learned");
-  CHECK(full_slow.iteration_s > 1.1 * full_base.iteration_s);  // 1.23x when written
+  CHECK(full_slow.iteration_s > 1.4 * full_base.iteration_s);  // 1.65x when written
 }
