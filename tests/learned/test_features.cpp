@@ -21,8 +21,8 @@ std::size_t index_of(const std::string& name) {
 TEST_CASE("run features: one value per name, finite, precision only when not blind", "[features]") {
   const auto j = job("amp_fp16", "a100-sxm4-80gb");
   const auto p = predict_analytical(j);
-  const auto aware = run_features(j, p, false);
-  const auto blind = run_features(j, p, true);
+  const auto aware = run_features(j, p, false, p);
+  const auto blind = run_features(j, p, true, p);
   CHECK(aware.size() == run_feature_names(false).size());
   CHECK(blind.size() == run_feature_names(true).size());
   CHECK(blind.size() < aware.size());
@@ -33,15 +33,17 @@ TEST_CASE("run features: one value per name, finite, precision only when not bli
 TEST_CASE("precision features follow the policy and the GPU's peaks", "[features]") {
   const auto fp32 = job("fp32", "a100-sxm4-80gb");
   const auto amp = job("amp_fp16", "a100-sxm4-80gb");
-  const auto f32 = run_features(fp32, predict_analytical(fp32), false);
-  const auto f16 = run_features(amp, predict_analytical(amp), false);
+  const auto p32 = predict_analytical(fp32), p16 = predict_analytical(amp);
+  const auto f32 = run_features(fp32, p32, false, p32);
+  const auto f16 = run_features(amp, p16, false, p16);
   CHECK(f32[index_of("prec_tensor_cores")] == 0);
   CHECK(f16[index_of("prec_tensor_cores")] == 1);
   CHECK(f16[index_of("prec_peak_over_fp32")] == Approx(312.0 / 19.5));
   CHECK(f16[index_of("prec_loss_scaling")] == 1);
   // A GPU is described by its specs: two GPUs differ in spec features, not in an id.
   const auto h100 = job("amp_fp16", "h100-sxm5-80gb");
-  const auto fh = run_features(h100, predict_analytical(h100), false);
+  const auto ph = predict_analytical(h100);
+  const auto fh = run_features(h100, ph, false, ph);
   CHECK(fh[index_of("log_gpu_bandwidth")] > f16[index_of("log_gpu_bandwidth")]);
 }
 

@@ -1,9 +1,10 @@
-// The learned compute level answers op times: change its kernel data for one GPU and a job on that
-// GPU moves, a job on another GPU does not (much).
+// Every learned level answers and follows its own training data: change the kernel rows for one GPU
+// and a job on that GPU moves (a job on another GPU does not, much); change the all-reduce rows and
+// a data-parallel job's communication moves; change the measured steps and the prediction moves.
 //
-// SYNTHETIC PERTURBATION, TESTS ONLY: the copy of the training fixture made here has its real L4
-// GEMM and batched-GEMM kernel rows made 2x slower. Nothing is written back to tests/data or
-// datasets/; no bundle trained on these rows is ever shipped.
+// SYNTHETIC PERTURBATIONS, TESTS ONLY: copies of the training fixture made here have real rows made
+// slower (L4 GEMM kernels 2x, all-reduces 3x, published steps 2x). Nothing is written back to
+// tests/data or datasets/; no bundle trained on these rows is ever shipped.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "ptp/predict/learned/trainer.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/vocab/csv.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
@@ -22,37 +24,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Rewrites `time_s` of the rows on `gpu` in one ops CSV (the fixture's files have no quoted commas).
-void slow_down(const std::string& path, const std::string& gpu, double factor) {
-  std::ifstream in(path);
-  std::string header, line, out;
-  std::getline(in, header);
-  out = header + "\n";
-  std::vector<std::string> names;
-  {
-    std::stringstream h(header);
-    for (std::string c; std::getline(h, c, ',');) names.push_back(c);
-  }
-  const auto col = [&](const std::string& n) {
-    return static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
-  };
-  const std::size_t gpu_col = col("gpu"), time_col = col("time_s");
-  REQUIRE(gpu_col < names.size());
-  REQUIRE(time_col < names.size());
+// Multiplies `column` of the rows on `gpu` (every row when empty) in one dataset CSV by `factor`.
+void slow_down(const std::string& path, const std::string& gpu, double factor, const std::string& column = "time_s") {
+  const auto table = CsvTable::read_file(path);
+  const std::size_t value_col = table.column(column), gpu_col = table.column("gpu");
+  std::string out = csv_line(table.header());
   int changed = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream l(line);
-    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    if (cells.size() > time_col && cells[gpu_col] == gpu) {
+  for (const auto& row : table.rows()) {
+    auto cells = row.cells;
+    const auto value = table.number(row, column);
+    if (value && (gpu.empty() || cells[gpu_col] == gpu)) {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.9g", std::stod(cells[time_col]) * factor);
-      cells[time_col] = buf;
+      std::snprintf(buf, sizeof buf, "%.9g", *value * factor);
+      cells[value_col] = buf;
       ++changed;
     }
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
-    out += "\n";
+    out += csv_line(cells);
   }
   REQUIRE(changed > 0);
   std::ofstream(path, std::ios::trunc) << out;
@@ -67,6 +54,19 @@ std::string train(const std::string& data) {
   o.threads = 1;
   train_bundle(o);
   return o.out_dir;
+}
+
+// The fixture, perturbed by `edit` (nothing when empty), trained into a bundle.
+template <typename Edit>
+LearnedBundle trained(Edit edit) {
+  const std::string fixture = std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture";
+  const std::string data = ptp::test::temp_dir() + "/data";
+  fs::copy(fixture, data, fs::copy_options::recursive);
+  edit(data);
+  return LearnedBundle::load(train(data));
+}
+LearnedBundle unperturbed() {
+  return trained([](const std::string&) {});
 }
 
 ResolvedJob job(const std::string& yaml, const Catalogs& catalogs) {
@@ -85,13 +85,10 @@ Prediction composed(const LearnedBundle& b, const ResolvedJob& j) {
 }  // namespace
 
 TEST_CASE("the learned compute level answers op times and follows its kernel data", "[learned][levels]") {
-  const std::string fixture = std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture";
-  const std::string perturbed = ptp::test::temp_dir() + "/data";
-  fs::copy(fixture, perturbed, fs::copy_options::recursive);
-  for (const char* f : {"/ops/neusight-gemm.csv", "/ops/neusight-batched_gemm.csv"}) slow_down(perturbed + f, "l4", 2.0);
-
-  const auto base = LearnedBundle::load(train(fixture));
-  const auto slow = LearnedBundle::load(train(perturbed));
+  const auto base = unperturbed();
+  const auto slow = trained([](const std::string& data) {
+    for (const char* f : {"/ops/neusight-gemm.csv", "/ops/neusight-batched_gemm.csv"}) slow_down(data + f, "l4", 2.0);
+  });
   const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
   const auto l4 = job("model: gpt2\nprecision: fp32\nbatch_size: 8\nseq_len: 1024\ncluster: {gpu: l4, num_gpus: 1}\n",
                       catalogs);
@@ -114,4 +111,32 @@ TEST_CASE("the learned compute level answers op times and follows its kernel dat
   const auto full_base = base.predict(l4, AnalyticalConstants{}), full_slow = slow.predict(l4, AnalyticalConstants{});
   CHECK(full_base.predictor_kind == "learned");
   CHECK(full_slow.iteration_s > 1.4 * full_base.iteration_s);  // 1.65x when written
+}
+
+TEST_CASE("the learned communication level answers all-reduces and follows its collective data",
+          "[learned][levels]") {
+  const auto base = unperturbed();
+  const auto slow = trained([](const std::string& data) { slow_down(data + "/collectives.csv", "", 3.0); });
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto dp8 = job("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 128\n"
+                       "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
+                       catalogs);
+  const auto a = composed(base, dp8), b = composed(slow, dp8);
+  CHECK(a.communication_predictor == "learned");
+  // Every all-reduce measurement 3x slower: the learned all-reduce time follows (2.8x when written).
+  CHECK(b.breakdown.communication > 2.0 * a.breakdown.communication);
+}
+
+TEST_CASE("the aggregator follows the measured steps it is trained on", "[learned][levels]") {
+  const auto base = unperturbed();
+  const auto slow = trained([](const std::string& data) { slow_down(data + "/runs.csv", "", 2.0, "step_time_s"); });
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto j = job("model: resnet50\nprecision: amp_fp16\nbatch_size: 128\n"
+                     "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
+                     catalogs);
+  // The lower levels did not change, so the composed step is the same; the correction doubles it.
+  CHECK(composed(slow, j).iteration_s == Approx(composed(base, j).iteration_s).epsilon(1e-9));
+  const double ratio = slow.predict(j, AnalyticalConstants{}).iteration_s / base.predict(j, AnalyticalConstants{}).iteration_s;
+  CHECK(ratio > 1.6);  // 1.96x when written
+  CHECK(ratio < 2.5);
 }

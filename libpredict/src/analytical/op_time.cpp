@@ -51,10 +51,6 @@ double op_element_bytes(const Op& op, const PrecisionPolicy& p) {
 
 namespace {
 
-bool aligned_for_tensor_cores(const Op& op, const std::string& math) {
-  const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
-  return std::fmod(op.n, multiple) == 0 && std::fmod(op.k, multiple) == 0;
-}
 
 // Square kernel area of a conv seen through its implicit-GEMM shape: k * groups * m / elements_in
 // is kernel^2 * (output / input pixels), i.e. kernel^2 at stride 1 (9 for a 3x3, stride-1 conv).
@@ -85,10 +81,28 @@ double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k
   return std::pow(std::max(1.0, flops_per_w / k.tc_power_ref_flops_per_w), -k.tc_power_exponent);
 }
 
+double tensor_core_emax(double base_emax, double n, double k_dim, const std::string& math, const GpuSpec& g,
+                        const AnalyticalConstants& k) {
+  const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
+  const bool aligned = std::fmod(n, multiple) == 0 && std::fmod(k_dim, multiple) == 0;
+  return base_emax * (aligned ? 1.0 : k.misaligned_tensor_core_factor) * tensor_core_power_derating(g, k);
+}
+
+double saturating_kernel_seconds(double flops, double bytes, double peak, double emax_compute, double emax_memory,
+                                 const GpuSpec& g, const AnalyticalConstants& k) {
+  double compute = 0;
+  if (flops > 0 && emax_compute > 0 && peak > 0)
+    compute = flops / (peak * saturating(emax_compute, flops, peak, k.gemm_t_half_s));
+  else if (flops > 0)
+    compute = flops / (g.peak_flops("fp32") * 0.5);
+  const double bw = g.bandwidth_bytes_per_s();
+  const double memory = bytes > 0 ? bytes / (bw * saturating(emax_memory, bytes, bw, k.memory_t_half_s)) : 0;
+  return std::max(compute, memory);
+}
+
 OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const AnalyticalConstants& k) {
   const auto& p = *job.policy;
   const auto& g = *job.gpu;
-  const double bw = g.bandwidth_bytes_per_s();
   const double reps = std::max(1.0, op.repeats);
   OpTime t;
 
@@ -118,8 +132,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       else if (op.kind == OpKind::fused_attention) emax_compute = k.fused_attention_emax;
       else if (op.kind == OpKind::rnn) emax_compute = k.rnn_emax;
       else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
-      if (tensor_core && !aligned_for_tensor_cores(op, math)) emax_compute *= k.misaligned_tensor_core_factor;
-      if (tensor_core) emax_compute *= tensor_core_power_derating(g, k);
+      if (tensor_core) emax_compute = tensor_core_emax(emax_compute, op.n, op.k, math, g, k);
       if (!tensor_core && winograd_eligible(op)) {
         const double pixels_per_sample = op.m / std::max(1.0, job.workload.samples);
         emax_compute *= pixels_per_sample >= k.winograd_large_map_pixels ? k.winograd_large_map_speedup
@@ -142,27 +155,21 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   if (graph_compiled(job.job) && (op.kind == OpKind::elementwise || op.kind == OpKind::norm)) fwd_bytes *= 0.4;
 
   auto kernel_time = [&](double flops, double bytes, double emax_mem) {
-    const double per_flops = flops / reps, per_bytes = bytes / reps;
-    double compute = 0;
-    if (per_flops > 0 && emax_compute > 0 && peak > 0)
-      compute = per_flops / (peak * saturating(emax_compute, per_flops, peak, k.gemm_t_half_s));
-    else if (per_flops > 0)
-      compute = per_flops / (g.peak_flops("fp32") * 0.5);
-    const double memory =
-        per_bytes > 0 ? per_bytes / (bw * saturating(emax_mem, per_bytes, bw, k.memory_t_half_s)) : 0;
-    return reps * std::max(compute, memory);
+    return reps * saturating_kernel_seconds(flops / reps, bytes / reps, peak, emax_compute, emax_mem, g, k);
   };
   double emax_mem = op.kind == OpKind::embedding ? k.gather_emax : k.memory_emax;
   if (depthwise(op)) emax_mem *= k.depthwise_memory_factor;
   t.forward_s = kernel_time(op.fwd_flops, fwd_bytes, emax_mem);
   if (k.op_model) {
-    if (const double learned = k.op_model->seconds(op, job, false); learned >= 0) t.forward_s = t.forward_learned_s = learned;
+    if (const double learned = k.op_model->seconds(op, job, false, t.forward_s); learned >= 0)
+      t.forward_s = t.forward_learned_s = learned;
   }
   // Backward reads the output gradient and the saved input, writes the input (and weight) gradients.
   const double bwd_bytes = 2 * fwd_bytes;
   t.backward_s = kernel_time(op.bwd_flops, bwd_bytes, emax_mem);
   if (k.op_model) {
-    if (const double learned = k.op_model->seconds(op, job, true); learned >= 0) t.backward_s = t.backward_learned_s = learned;
+    if (const double learned = k.op_model->seconds(op, job, true, t.backward_s); learned >= 0)
+      t.backward_s = t.backward_learned_s = learned;
   }
 
   const double transposes = kernel_time(0, transpose_bytes, k.memory_emax);

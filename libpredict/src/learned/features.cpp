@@ -12,7 +12,6 @@ float lg(double v) { return static_cast<float>(std::log10(std::max(v, 1e-12))); 
 
 const std::vector<std::string> kFrameworks{"pytorch", "tensorflow", "mxnet", "paddle", "jax"};
 
-
 }  // namespace
 
 const std::vector<std::string>& run_feature_names(bool blind) {
@@ -44,10 +43,6 @@ const std::vector<std::string>& run_feature_names(bool blind) {
     return v;
   }();
   return blind ? blind_all : all;
-}
-
-std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind) {
-  return run_features(job, composed, blind, composed);
 }
 
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, bool blind, const Prediction& an) {
@@ -122,32 +117,19 @@ double op_roofline_seconds(const OpShape& op, const GpuSpec& gpu) {
   return std::max(op.flops / peak, op.bytes / gpu.bandwidth_bytes_per_s());
 }
 
+bool is_gemm_class(const OpShape& op) { return op.op_class == "gemm" || op.op_class == "batched_gemm"; }
+
 // The analytical predictor's kernel time for the shape (op_time.cpp's efficiency curves at the
 // default constants, tensor-core power derating and misalignment included): the compute model's base.
 double op_analytical_seconds(const OpShape& op, const GpuSpec& gpu) {
   const AnalyticalConstants k;
-  const bool gemm = op.op_class == "gemm" || op.op_class == "batched_gemm";
-  const double bw = gpu.bandwidth_bytes_per_s();
-  auto sat = [](double emax, double work, double rate, double t_half) { return emax * work / (work + rate * t_half); };
-  double compute = 0;
-  if (gemm && op.flops > 0) {
-    const std::string math = gpu.has_math(op.math) ? op.math : "fp32";
-    const double peak = gpu.peak_flops(math);
-    const bool tc = math != "fp32";
-    double emax = op.op_class == "batched_gemm" ? k.attention_emax : (tc ? k.gemm_tc_emax : k.gemm_simt_emax);
-    if (tc) {
-      const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
-      if (std::fmod(op.n, multiple) != 0 || std::fmod(op.k, multiple) != 0) emax *= k.misaligned_tensor_core_factor;
-      emax *= tensor_core_power_derating(gpu, k);
-    }
-    compute = op.flops / (peak * sat(emax, op.flops, peak, k.gemm_t_half_s));
-  } else if (op.flops > 0) {
-    compute = op.flops / (gpu.peak_flops("fp32") * 0.5);
-  }
-  const double memory = op.bytes > 0 ? op.bytes / (bw * sat(k.memory_emax, op.bytes, bw, k.memory_t_half_s)) : 0;
-  return std::max(compute, memory);
+  if (!is_gemm_class(op)) return saturating_kernel_seconds(op.flops, op.bytes, 0, 0, k.memory_emax, gpu, k);
+  const std::string math = gpu.has_math(op.math) ? op.math : "fp32";
+  const bool tensor_core = math != "fp32";
+  double emax = op.op_class == "batched_gemm" ? k.attention_emax : (tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax);
+  if (tensor_core) emax = tensor_core_emax(emax, op.n, op.k, math, gpu, k);
+  return saturating_kernel_seconds(op.flops, op.bytes, gpu.peak_flops(math), emax, k.memory_emax, gpu, k);
 }
-
 
 std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu) {
   const double peak = gpu.has_math(op.math) ? gpu.peak_flops(op.math) : gpu.peak_flops("fp32");

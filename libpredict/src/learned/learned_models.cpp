@@ -16,8 +16,7 @@ std::string row_key(const std::vector<float>& row) {
 }  // namespace
 
 std::string measured_key(const std::string& gpu_id, const OpShape& shape) {
-  const bool gemm = shape.op_class == "gemm" || shape.op_class == "batched_gemm";
-  return gpu_id + "|" + (gemm ? trained_math(shape.math) : std::string("memory"));
+  return gpu_id + "|" + (is_gemm_class(shape) ? trained_math(shape.math) : std::string("memory"));
 }
 
 bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) {
@@ -66,7 +65,7 @@ bool LearnedOpModel::launches_of(const Op& op, const ResolvedJob& job, bool back
                                  std::vector<OpShape>& launches) const {
   if (!op_shape_of(op, job, backward, launches)) return false;
   for (auto& s : launches) {
-    if ((s.op_class == "gemm" || s.op_class == "batched_gemm") && !maths_.count(trained_math(s.math))) return false;
+    if (is_gemm_class(s) && !maths_.count(trained_math(s.math))) return false;
     s.math = trained_math(s.math);
   }
   return true;
@@ -97,7 +96,7 @@ void LearnedOpModel::prepare(const ResolvedJob& job) const {
   for (std::size_t i = 0; i < keys.size(); ++i) cache_[keys[i]] = fresh[i];
 }
 
-double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backward) const {
+double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const {
   // A function of what the op is (shape, math, dtypes, GPU), never of where it is stored: the
   // step composes copies of the workload's ops (tensor-parallel shards, pipeline stages).
   thread_local std::vector<OpShape> launches;
@@ -115,11 +114,8 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backwa
   }
   // Off the measured GPU x math pairs, shrink the learned time toward the analytical op time
   // (geometric mean at kLearnedOpWeight): there the trees extrapolate from other GPUs' kernels.
-  if (!measured && kLearnedOpWeight < 1.0 && t > 0) {
-    const OpTime a = analytical_op_time(op, job, AnalyticalConstants{});
-    const double analytical = backward ? a.backward_s : a.forward_s;
-    if (analytical > 0) t = std::exp(kLearnedOpWeight * std::log(t) + (1 - kLearnedOpWeight) * std::log(analytical));
-  }
+  if (!measured && kLearnedOpWeight < 1.0 && t > 0 && analytical_s > 0)
+    t = std::exp(kLearnedOpWeight * std::log(t) + (1 - kLearnedOpWeight) * std::log(analytical_s));
   return t;
 }
 

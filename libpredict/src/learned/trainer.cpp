@@ -58,8 +58,8 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
     if (!classes.count(r.op_class)) { ++skipped["op class not modelled (" + r.op_class + ")"]; continue; }
     const GpuSpec* g = gpus.find(r.gpu);
     if (!g) { ++skipped["GPU not in the catalog"]; continue; }
-    OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes,
-                  (r.op_class == "gemm" || r.op_class == "batched_gemm") ? r.dtype : "fp32"};
+    OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes, r.dtype};
+    if (!is_gemm_class(shape)) shape.math = "fp32";
     if (shape.math == "bf16") shape.math = "fp16";
     if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
     const double bound = op_analytical_seconds(shape, *g);
@@ -70,9 +70,8 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
     s.roofline.push_back(op_roofline_seconds(shape, *g));
     s.measured.push_back(r.time_s);
     s.gpu.push_back(g->id);
-    const bool gemm_class = shape.op_class == "gemm" || shape.op_class == "batched_gemm";
-    s.math.push_back(gemm_class ? "gemm " + r.dtype : "memory-bound " + r.dtype);
-    if (shape.op_class == "gemm" || shape.op_class == "batched_gemm") s.maths.insert(shape.math);
+    s.math.push_back(is_gemm_class(shape) ? "gemm " + r.dtype : "memory-bound " + r.dtype);
+    if (is_gemm_class(shape)) s.maths.insert(shape.math);
     s.measured_pairs.insert(measured_key(g->id, shape));
   }
   return s;
@@ -184,8 +183,8 @@ TrainResult train_bundle(const TrainOptions& o) {
                           {"roofline_bound", to_json(error_stats(ape_roof))},
                           {"analytical_kernel", to_json(error_stats(ape_an))}};
     // Per math mode (GEMM classes) and element type (memory-bound classes): how the compute level does
-    // on a GPU whose kernels it never saw. Math modes with no kernel rows (tf32, fp8) are declined
-    // by the compute level at prediction time (the roofline answers them), listed here with n = 0.
+    // on a GPU whose kernels it never saw. A math mode with no kernel rows is declined by the compute
+    // level at prediction time (the roofline answers it) and listed here with n = 0.
     nlohmann::json by_math = nlohmann::json::object();
     const auto learned_by = grouped_stats(ape_learned, op_set.math), roof_by = grouped_stats(ape_roof, op_set.math),
                an_by = grouped_stats(ape_an, op_set.math);
@@ -428,7 +427,7 @@ TrainResult train_bundle(const TrainOptions& o) {
        {{"aggregator", o.blind ? run_feature_names(true) : run_feature_names(false)},
         {"compute", op_feature_names()},
         {"communication", collective_feature_names()}}},
-      {"targets", "log(measured / bound): compute vs the analytical kernel model (blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
+      {"targets", "log(measured / bound): compute vs the analytical kernel model (off the compute_measured GPU x math pairs blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
       {"compute_maths", op_set.maths},
       {"compute_measured", op_set.measured_pairs},
       {"domain",

@@ -15,7 +15,8 @@ class OpTimeModel {
  public:
   virtual ~OpTimeModel() = default;
   // Seconds for one launch of `op` (forward when !backward), or a negative value to decline.
-  virtual double seconds(const Op& op, const ResolvedJob& job, bool backward) const = 0;
+  // `analytical_s` is the analytical kernel time the answer replaces.
+  virtual double seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const = 0;
 };
 class CollectiveTimeModel {
  public:
@@ -72,6 +73,15 @@ struct AnalyticalConstants {
 std::string op_math_mode(const Op& op, const ResolvedJob& job);
 // Factor (<= 1) on a tensor-core op's emax for a GPU that cannot hold its clock at full tensor rate.
 double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k);
+// A tensor-core matmul's efficiency ceiling from its base emax: halved when n or k is not a multiple
+// of the math's tile (8 at 16-bit, 16 at 8-bit, 4 at TF32), then power-derated.
+double tensor_core_emax(double base_emax, double n, double k_dim, const std::string& math, const GpuSpec& g,
+                        const AnalyticalConstants& k);
+// One kernel on the saturating roofline: `flops` at emax_compute of `peak` (emax_compute 0: a
+// memory-bound op whose few FLOPs run at half the FP32 rate), `bytes` at emax_memory of the
+// bandwidth; the slower of the two.
+double saturating_kernel_seconds(double flops, double bytes, double peak, double emax_compute, double emax_memory,
+                                 const GpuSpec& g, const AnalyticalConstants& k);
 // Element size a memory-bound op (norm, softmax, loss, elementwise, pooling, embedding) reads and
 // writes under the policy; the predictor, the learned op model and ptp-profile --from-job share it.
 // GEMM-class ops get the policy's GEMM operand size (before any FP32 fallback of their math).

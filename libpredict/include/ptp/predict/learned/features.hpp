@@ -19,10 +19,9 @@ namespace ptp {
 // Aggregator: one row per job, from the composed analytical/learned step.
 const std::vector<std::string>& run_feature_names(bool blind);
 // `analytical` is the same job composed by the analytical model alone (no learned levels): the
-// aggregator sees what the learned levels changed. The three-argument form passes `composed`.
+// aggregator sees what the learned levels changed (for an analytical `composed`, pass it twice).
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind,
                                 const Prediction& analytical);
-std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind);
 
 // Compute model: one kernel.
 struct OpShape {
@@ -30,6 +29,8 @@ struct OpShape {
   double m = 0, n = 0, k = 0, batch = 1, flops = 0, bytes = 0;
   std::string math;      // fp32 | tf32 | fp16 | bf16 | fp8
 };
+// GEMM and batched GEMM run at a math mode; the other classes are memory-bound.
+bool is_gemm_class(const OpShape& op);
 const std::vector<std::string>& op_feature_names();
 std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu);
 double op_roofline_seconds(const OpShape& op, const GpuSpec& gpu);

@@ -34,7 +34,7 @@ class LearnedOpModel : public OpTimeModel {
       : booster_(std::move(booster)), maths_(std::move(maths)), measured_(std::move(measured)) {}
   // Predicts the job's whole-model ops in one batch (an optional warm-up of the cache).
   void prepare(const ResolvedJob& job) const;
-  double seconds(const Op& op, const ResolvedJob& job, bool backward) const override;
+  double seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const override;
   const std::set<std::string>& maths() const { return maths_; }
   const std::set<std::string>& measured() const { return measured_; }
   const Booster& booster() const { return booster_; }
