@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-hours", max_hours, "exit 3 when the predicted wall time exceeds H hours")->check(CLI::NonNegativeNumber);
   app.add_option("--max-cost", max_cost, "exit 3 when the predicted cost exceeds USD")->check(CLI::NonNegativeNumber);
   app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
+  app.add_option("--calibrate", req.calibrate_path,
+                 "MEASURED.csv (columns job, step_time_s): fit the prediction to your stack's measured steps");
   app.add_option("--bundle", bundle, "learned model bundle directory (default: models/default when present)");
   app.add_flag("--analytical", analytical, "ignore any learned bundle");
   app.add_option("--config-dir", config_dir, "configs/ directory (GPU catalog, fabrics, model zoo)");

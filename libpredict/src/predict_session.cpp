@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ptp/predict/calibration.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
@@ -48,11 +49,30 @@ std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& a
   return combos;
 }
 
+// Predicts each measured job as written and fits the step-part factors to the measurements.
+Calibrator calibrate(const std::string& csv_path, const Predictor& predictor) {
+  std::vector<CalibrationPoint> points;
+  for (const auto& m : read_measured_steps(csv_path)) {
+    const std::string where = csv_path + ":" + std::to_string(m.line);
+    try {
+      const auto doc = YamlReader::load_file(m.job_path);
+      if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
+      const Prediction p = predictor.predict(parse_job_spec(doc));
+      points.push_back({where, step_parts(p), m.step_time_s, transfer_key(p)});
+    } catch (const InputError& e) {
+      throw InputError(where + ": job: " + e.what());
+    }
+  }
+  return Calibrator(std::move(points));
+}
+
 }  // namespace
 
 PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predictor) {
   if (req.job_files.empty()) throw InputError("no job file given (usage: ptp-predict JOB.yaml [...])");
   const auto combos = expand_sweeps(req.sweeps, req.job_files.size());
+  std::optional<Calibrator> calibration;
+  if (!req.calibrate_path.empty()) calibration = calibrate(req.calibrate_path, predictor);
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
   for (const auto& file : req.job_files) {
@@ -75,6 +95,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
       // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
       try {
         rows.push_back({combo, predictor.predict(job)});
+        if (calibration) calibration->apply(rows.back().prediction);
       } catch (const InputError& e) {
         if (combo.empty()) throw;
         rows.push_back({combo, invalid_prediction(job, e.what())});

@@ -18,6 +18,7 @@
 //               deletes), "manifest_text": replaces manifest.json, "files": {name: text},
 //               "rehash": true = manifest hashes follow "files", "checksum": CHECKSUM text (default:
 //               correct), "remove": [names]}. Generated so feature-schema changes cannot stale them.
+//   calibrate/  ptp-predict fixtures/job.yaml --calibrate FILE --trace T
 //   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path,
 //               @HOSTILE@ = this folder);
 //               the input is the command line, so the message must name the flag, not the file
@@ -117,8 +118,8 @@ std::map<std::string, std::string> manifest() {
   return m;
 }
 
-const std::vector<std::string> kKinds{"job",    "model", "hf_config", "gpu", "fabric",
-                                      "bundle", "args",  "sweep",     "nccl", "csv"};
+const std::vector<std::string> kKinds{"job",    "model", "hf_config", "gpu",  "fabric",   "bundle",
+                                      "args",   "sweep", "nccl",      "csv",  "calibrate"};
 
 std::vector<std::string> corpus_files(const std::string& kind) {
   std::vector<std::string> files;
@@ -254,6 +255,8 @@ TEST_CASE("hostile corpus: ptp-predict refuses every file cleanly", "[hostile]")
         const auto cfg = scratch_configs(scratch.path, kind == "gpu" ? "gpus" : "fabrics", file);
         const std::string ask = (kind == "gpu" ? "cluster.gpu=" : "cluster.inter_node=") + fs::path(file).stem().string();
         argv.insert(argv.end(), {fixture, "--config-dir", cfg.string(), "--set", ask, "--trace", trace});
+      } else if (kind == "calibrate") {
+        argv.insert(argv.end(), {fixture, "--calibrate", file, "--trace", trace});
       } else if (kind == "bundle") {
         const fs::path dir = scratch.path / fs::path(file).stem();
         make_bundle(dir, nlohmann::json::parse(slurp(file)));

@@ -131,6 +131,7 @@ double model_flops_per_microbatch(const Workload& w, bool include_conv = true);
 struct StageTime {
   double fwd = 0, bwd = 0, recompute = 0, casts = 0, bwd_casts = 0, launch_fwd = 0, launch_bwd = 0;
   double gpu_fwd = 0, gpu_bwd = 0;
+  double gpu_gemm = 0;  // of gpu_fwd + gpu_bwd: ops on the GEMM math mode (GEMMs, convs, attention)
   // Of gpu_fwd + gpu_bwd: seconds the learned compute level answered, and the rest by op kind
   // (only when a learned op model is plugged in).
   double gpu_learned = 0;

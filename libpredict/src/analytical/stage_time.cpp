@@ -31,6 +31,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     const OpTime ot = analytical_op_time(op, job, k);
     t.gpu_fwd += ot.forward_s;
     t.gpu_bwd += ot.backward_s;
+    if (op.uses_gemm_math) t.gpu_gemm += ot.forward_s + ot.backward_s;
     t.launch_fwd += ot.forward_launch_s;
     t.launch_bwd += ot.backward_launch_s;
     if (k.op_model) {

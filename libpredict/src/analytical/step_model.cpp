@@ -189,6 +189,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.flops_per_step = (job.workload.fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.workload.bwd_flops()) * m *
                        l.dp;
   fill_mfu(job, out);
+  if (t.gpu_fwd + t.gpu_bwd > 0) out.gemm_math_share = std::clamp(t.gpu_gemm / (t.gpu_fwd + t.gpu_bwd), 0.0, 1.0);
   if (k.op_model) report_compute_levels(t, out);
   out.layers = std::move(t.layers);
 

@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/calibration.hpp"
 #include "ptp/predict/learned/bundle.hpp"
+#include "ptp/predict/learned/calibration_eval.hpp"
 #include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/training_data.hpp"
@@ -144,6 +146,7 @@ struct RunRow {
   double learned_share = 0;  // compute_learned_share of the composed step
   std::vector<float> features, blind_features;
   std::string precision, gpu_family, model, gpu;
+  StepParts composed_parts;  // for the calibration evaluation
 };
 
 }  // namespace
@@ -241,10 +244,16 @@ TrainResult train_bundle(const TrainOptions& o) {
   std::vector<RunRow> rows;
   rows.reserve(runs.rows.size());
   const AnalyticalConstants analytical_k;
+  std::vector<CalibrationEvalRow> analytical_calibration_rows;  // model-parallel runs, as ptp-predict answers them
   for (const auto& rec : runs.rows) {
     const auto& par = rec.job.parallelism;
     if (par.tensor * par.pipeline * par.context * par.expert > 1) {
       ++run_excluded["model-parallel LLM run (answered by the analytical LLM path)"];
+      if (o.cross_validate) try {
+          const Prediction p = predict_analytical(resolve_job(rec.job, catalogs), analytical_k);
+          analytical_calibration_rows.push_back({rec.stack, rec.run_id, "analytical", step_parts(p), rec.step_time_s, rec.job});
+        } catch (const InputError&) {  // counted with the other unusable rows only when it matters
+        }
       continue;
     }
     RunRow row;
@@ -295,6 +304,7 @@ TrainResult train_bundle(const TrainOptions& o) {
         op_model.prepare(row.blind_job);
         const Prediction blind_composed = predict_analytical(row.blind_job, k);
         row.composed = composed.iteration_s;
+        row.composed_parts = step_parts(composed);
         row.learned_share = composed.compute_learned_share;
         row.blind_composed = blind_composed.iteration_s;
         row.features = run_features(row.job, composed, false, analytical_p);
@@ -401,6 +411,29 @@ TrainResult train_bundle(const TrainOptions& o) {
       o.log(split.name + ": learned " + metrics["cv"][split.name]["learned"]["overall"].dump() + ", blind " +
             metrics["cv"][split.name]["blind"]["overall"].dump());
     }
+  }
+  std::string calibration_md;
+  if (o.cross_validate) {
+    // Calibration is for stacks the bundle never saw: each stack's runs get an aggregator trained
+    // without that stack, then one run calibrates the others (calibration_eval.hpp).
+    std::vector<std::string> stacks;
+    for (const auto& r : rows) stacks.push_back(r.record->stack);
+    const Split split = group_split("leave_one_stack_out", stacks);
+    const auto held = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
+    const auto unseen = unseen_in_training(split, models);
+    std::vector<CalibrationEvalRow> eval_rows = analytical_calibration_rows;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!std::isfinite(held[i])) continue;
+      const double factor = std::exp((unseen[i] ? kUnseenModelCorrectionShare : 1.0) * held[i]);
+      StepParts parts = rows[i].composed_parts;
+      parts.gemm *= factor, parts.memory_bound *= factor, parts.communication *= factor, parts.host *= factor;
+      eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
+    }
+    const auto evaluation = evaluate_calibration(eval_rows);
+    metrics["calibration"] = evaluation.metrics;
+    calibration_md = evaluation.markdown;
+    o.log("calibration: " + metrics["calibration"]["overall"].dump() + " smallest->largest " +
+          metrics["calibration"]["smallest_to_largest"].dump());
   }
   IntervalCalibration interval;
   if (!lomo_residuals.empty()) interval = calibrate_interval(lomo_residuals, lomo_split);
@@ -551,6 +584,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   fs::create_directories(report_dir);
   write_file_atomically((report_dir / "report.md").string(), md);
   write_file_atomically((report_dir / "predictions.csv").string(), csv);
+  if (!calibration_md.empty()) write_file_atomically((report_dir / "calibration.md").string(), calibration_md);
   if (oof_columns.count("leave_one_model_out"))
     write_file_atomically((report_dir / "predicted_vs_measured.svg").string(),
                           scatter_svg(measured, oof_columns["leave_one_model_out"], precisions,

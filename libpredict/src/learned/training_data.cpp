@@ -1,6 +1,7 @@
 #include "ptp/predict/learned/training_data.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -22,6 +23,45 @@ std::string framework_id(const std::string& published) {
   if (f.find("paddle") != std::string::npos) return "paddle";
   if (f.find("jax") != std::string::npos) return "jax";
   return "pytorch";
+}
+
+namespace {
+// The version after "container " or before " container" in the notes ("container 20.06-py3",
+// "NeMo 26.04 container"), or "benchmark_version v1"'s value. Container versions start with a digit
+// ("the container runs TF32" names none).
+std::string note_value(const std::string& notes, const std::string& before, const std::string& after,
+                       bool digit_first) {
+  auto is_token = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_'; };
+  auto accept = [&](std::size_t i, std::size_t j) {
+    return j > i && (!digit_first || std::isdigit(static_cast<unsigned char>(notes[i])));
+  };
+  if (auto at = notes.find(before); !before.empty() && at != std::string::npos) {
+    std::size_t i = at + before.size(), j = i;
+    while (j < notes.size() && is_token(notes[j])) ++j;
+    if (accept(i, j)) return notes.substr(i, j - i);
+  }
+  if (auto at = notes.find(after); !after.empty() && at != std::string::npos) {
+    std::size_t j = at, i = at;
+    while (i > 0 && is_token(notes[i - 1])) --i;
+    if (accept(i, j)) return notes.substr(i, j - i);
+  }
+  return "";
+}
+}  // namespace
+
+std::string stack_key(const std::string& source, const std::string& source_ref, const std::string& framework,
+                      const std::string& notes, const std::string& model, const std::string& task) {
+  // The file a row was published in, without its line ("repo@commit:path:123" -> "repo@commit:path").
+  std::string file = source_ref;
+  if (auto colon = file.rfind(':'); colon != std::string::npos && colon + 1 < file.size() &&
+                                    std::all_of(file.begin() + static_cast<long>(colon) + 1, file.end(),
+                                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    file.erase(colon);
+  // Lambda publishes one result file per system and model; its stack is the benchmark version.
+  std::string version = note_value(notes, "benchmark_version ", "", false);
+  if (!version.empty()) file = "benchmark " + version;
+  std::string container = note_value(notes, "container ", " container", true);
+  return source + " | " + file + " | " + framework + " | " + container + " | " + model + " | " + task;
 }
 
 namespace {
@@ -161,6 +201,9 @@ Table<RunRecord> load_runs(const std::string& path) {
     r.source = csv.text(row, "source");
     r.quality = csv.text(row, "quality_flag");
     r.task = csv.text(row, "task");
+    auto optional_text = [&](const char* col) { return csv.has_column(col) ? csv.text(row, col) : std::string(); };
+    r.stack = stack_key(r.source, optional_text("source_ref"), optional_text("framework"), optional_text("notes"),
+                        csv.text(row, "model"), r.task);
     const auto flags = flags_of(r.quality);
     JobSpec& j = r.job;
     j.file = file + ":" + std::to_string(row.line);

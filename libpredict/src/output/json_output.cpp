@@ -84,6 +84,17 @@ nlohmann::json prediction_json(const Prediction& p) {
                     {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
                     {"compute_learned_share", p.compute_learned_share},
                     {"communication", p.communication_predictor}};
+  if (p.calibration.applied) {
+    const auto& c = p.calibration;
+    json factors = json::object();
+    for (const auto& [name, f] : c.factors) factors[name] = f;
+    j["calibration"] = {{"points", c.points},
+                        {"method", c.method},
+                        {"factors", factors},
+                        {"fit_residual", c.fit_residual},
+                        {"uncalibrated_residual", c.uncalibrated_residual},
+                        {"uncalibrated_seconds", c.uncalibrated_iteration_s}};
+  }
   j["warnings"] = p.warnings;
   return j;
 }

@@ -58,6 +58,20 @@ std::vector<int> throughput_ranks(const std::vector<SweepRow>& rows) {
   return rank;
 }
 
+std::string calibration_line(const CalibrationSummary& c) {
+  std::string factors;
+  for (const auto& [name, f] : c.factors) factors += (factors.empty() ? "" : ", ") + name + " " + fmt("%.2fx", f);
+  return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" + c.method +
+         "): " + factors + "; residual on them " + fmt("%.1f%%", 100 * c.fit_residual) + " (uncalibrated " +
+         fmt("%.1f%%", 100 * c.uncalibrated_residual) + ")";
+}
+
+std::string calibration_factors_cell(const CalibrationSummary& c) {
+  std::string out;
+  for (const auto& [name, f] : c.factors) out += (out.empty() ? "" : ";") + name + "=" + fmt("%.6g", f);
+  return out;
+}
+
 // Speed-ups are against the first row that could be predicted.
 double first_valid_rate(const std::vector<SweepRow>& rows) {
   for (const auto& r : rows)
@@ -82,6 +96,7 @@ std::string render_table(const Prediction& p) {
   o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") +
        fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +
        "\n\n";
+  if (p.calibration.applied) o += calibration_line(p.calibration) + "\n";
   o += "iteration  " + ms(p.iteration_s) + "   80% band " + ms(p.iteration_low_s) + " .. " + ms(p.iteration_high_s) +
        "\n";
   auto line = [&](const char* name, double v) {
@@ -144,6 +159,12 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
                         "parallelism.context", "parallelism.expert", "parallelism.data", "parallelism.sharding",
                         "predictor.compute_learned_share", "predictor.communication"})
     header.emplace_back(h);
+  const bool calibrated =
+      std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.prediction.calibration.applied; });
+  if (calibrated)
+    for (const char* h : {"calibration.points", "calibration.method", "calibration.factors", "calibration.fit_residual",
+                          "calibration.uncalibrated_seconds"})
+      header.emplace_back(h);
   std::string out = csv_line(header);
   const double first = first_valid_rate(rows);
   const auto ranks = throughput_ranks(rows);
@@ -173,6 +194,13 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
           std::to_string(p.layout.context), std::to_string(p.layout.expert), std::to_string(p.layout.data),
           p.layout.sharding, g(p.compute_learned_share), p.communication_predictor};
     cells.insert(cells.end(), values.begin(), values.end());
+    if (calibrated) {
+      const auto& c = p.calibration;
+      for (const auto& v : {c.applied ? std::to_string(c.points) : std::string(), c.method, calibration_factors_cell(c),
+                            c.applied ? g(c.fit_residual) : std::string(),
+                            c.applied ? g(c.uncalibrated_iteration_s) : std::string()})
+        cells.push_back(v);
+    }
     out += csv_line(cells);
   }
   return out;
@@ -210,6 +238,12 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
     cells.push_back(ranks[ri] > 0 ? std::to_string(ranks[ri]) : "-");
     table.push_back(cells);
   }
+  std::string footer;
+  for (const auto& r : rows)
+    if (r.prediction.calibration.applied) {
+      footer = calibration_line(r.prediction.calibration) + "\n";
+      break;
+    }
   std::vector<std::size_t> width(head.size(), 0);
   for (const auto& row : table)
     for (std::size_t i = 0; i < row.size(); ++i)
@@ -220,7 +254,7 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
       out += (i ? "  " : "") + (i < rows.front().settings.size() ? pad(table[r][i], width[i]) : lpad(table[r][i], width[i]));
     out += "\n";
   }
-  return out;
+  return out + footer;
 }
 
 }  // namespace ptp

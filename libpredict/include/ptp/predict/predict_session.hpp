@@ -24,6 +24,9 @@ struct PredictRequest {
   std::string format = "table";  // a name in output_formats()
   std::optional<double> max_hours, max_cost;
   std::string trace_path;
+  // MEASURED.csv (--calibrate): measured steps of jobs like these; the fit corrects every prediction.
+  // --set and --sweep edit the predicted jobs only: the CSV's jobs are what was measured.
+  std::string calibrate_path;
 };
 
 struct PredictOutcome {

@@ -2,6 +2,7 @@
 // What a predictor answers for one job. Field names mirror the JSON output.
 #include <string>
 #include <vector>
+#include <utility>
 
 namespace ptp {
 
@@ -51,6 +52,18 @@ struct LayoutSummary {
   int memory_stage = 0;          // pipeline stage whose memory is reported (the largest)
 };
 
+// What `--calibrate` did to this prediction (absent when it was not asked for). Factors multiply
+// the physical part of the step they are named after; calibration.hpp says how they were fitted.
+struct CalibrationSummary {
+  bool applied = false;
+  int points = 0;
+  std::string method;
+  std::vector<std::pair<std::string, double>> factors;
+  double fit_residual = 0;           // RMS log error on the calibration points after the fit
+  double uncalibrated_residual = 0;  // ... and before it
+  double uncalibrated_iteration_s = 0;  // this job's step before calibration
+};
+
 struct Prediction {
   // false: the job could not be predicted (e.g. an invalid layout in a sweep); `error` says why and
   // the numbers are zero.
@@ -80,8 +93,10 @@ struct Prediction {
   double compute_learned_share = 0;
   std::string communication_predictor = "analytical";  // learned | analytical
   std::vector<std::string> warnings;
-  // Analytical internals kept for the learned aggregator's features and the trace.
+  CalibrationSummary calibration;
+  // Analytical internals kept for the learned aggregator's features, calibration and the trace.
   double flops_per_step = 0;
+  double gemm_math_share = 0;  // of the paced stage's kernel time: ops on the GEMM math mode
   std::vector<TraceLayer> layers;
   std::vector<TraceBucket> buckets;
 };

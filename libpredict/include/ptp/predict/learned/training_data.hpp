@@ -13,6 +13,9 @@ namespace ptp {
 struct RunRecord {
   int line = 0;
   std::string run_id, source, quality, task;
+  // The software stack the run measured: source, table or file, framework, container or benchmark
+  // version, model and task (stack_key). Calibration is evaluated within a stack.
+  std::string stack;
   JobSpec job;           // the job-spec view of the row
   double step_time_s = 0;  // measured seconds per optimizer step
 };
@@ -42,6 +45,8 @@ Table<RunRecord> load_runs(const std::string& path);
 Table<OpRecord> load_ops(const std::string& path);
 Table<CollectiveRecord> load_collectives(const std::string& path);
 
-std::string framework_id(const std::string& published);  // "PyTorch (DLE fork)" -> pytorch
+std::string framework_id(const std::string& published);
+std::string stack_key(const std::string& source, const std::string& source_ref, const std::string& framework,
+                      const std::string& notes, const std::string& model, const std::string& task);  // "PyTorch (DLE fork)" -> pytorch
 
 }  // namespace ptp

@@ -1,0 +1,69 @@
+// End-to-end: ptp-predict --calibrate on the fixture jobs in tests/data/calibration (their measured
+// steps are synthetic fixtures, not measurements).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+
+using ptp::test::binary;
+using ptp::test::run_command;
+using ptp::test::source_path;
+
+namespace {
+const std::string kDir = source_path("tests/data/calibration");
+std::string predict(const std::string& args) { return binary("ptp-predict") + " " + args; }
+}  // namespace
+
+TEST_CASE("--calibrate: JSON carries the calibration and the job comes back near its measurement", "[cli][calibration]") {
+  const auto plain = run_command(predict(kDir + "/bert-8xa100.yaml --format json"));
+  const auto cal = run_command(predict(kDir + "/bert-8xa100.yaml --format json --calibrate " + kDir + "/measured.csv"));
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(cal.exit_code == 0);
+  const auto p = nlohmann::json::parse(plain.out), c = nlohmann::json::parse(cal.out);
+  CHECK_FALSE(p.contains("calibration"));
+  REQUIRE(c.contains("calibration"));
+  CHECK(c["calibration"]["points"] == 1);
+  CHECK(c["calibration"]["method"] == "log_map_step_parts");
+  CHECK(c["calibration"]["factors"].contains("memory_bound_kernels"));
+  CHECK(c["calibration"]["factors"].contains("communication"));
+  CHECK(c["calibration"]["fit_residual"].get<double>() < c["calibration"]["uncalibrated_residual"].get<double>());
+  CHECK(c["calibration"]["uncalibrated_seconds"].get<double>() == Approx(p["iteration"]["seconds"].get<double>()));
+  CHECK(c["iteration"]["seconds"].get<double>() == Approx(0.2).epsilon(0.02));  // the fixture's measured step
+  CHECK(c["total"]["cost_usd"].get<double>() / p["total"]["cost_usd"].get<double>() ==
+        Approx(c["iteration"]["seconds"].get<double>() / p["iteration"]["seconds"].get<double>()));
+}
+
+TEST_CASE("--calibrate works with several jobs, --set, --sweep, every format, budgets and --trace", "[cli][calibration]") {
+  const std::string csv = " --calibrate " + kDir + "/measured-two.csv";
+  const std::string jobs = kDir + "/bert-8xa100.yaml " + kDir + "/bert-1xa100.yaml";
+  const auto table = run_command(predict(jobs + csv));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("calibrated 2 measured steps"));
+  const auto jsonl = run_command(predict(jobs + csv + " --format jsonl --set cluster.num_gpus=8"));
+  REQUIRE(jsonl.exit_code == 0);
+  CHECK(nlohmann::json::parse(jsonl.out.substr(0, jsonl.out.find('\n')))["calibration"]["points"] == 2);
+  const auto sweep = run_command(predict(kDir + "/bert-8xa100.yaml" + csv + " --format csv --sweep cluster.num_gpus=8,64,512"));
+  REQUIRE(sweep.exit_code == 0);
+  CHECK_THAT(sweep.out, Catch::Contains("calibration.factors"));
+  CHECK(std::count(sweep.out.begin(), sweep.out.end(), '\n') == 4);
+  const auto sweep_table = run_command(predict(kDir + "/bert-8xa100.yaml" + csv + " --sweep precision=amp_fp16,tf32"));
+  REQUIRE(sweep_table.exit_code == 0);
+  CHECK_THAT(sweep_table.out, Catch::Contains("calibrated 2 measured steps"));
+  // The budget applies to the calibrated prediction: 1000 steps of ~0.2 s is ~0.056 h.
+  CHECK(run_command(predict(kDir + "/bert-8xa100.yaml" + csv + " --max-hours 0.04")).exit_code == 3);
+  const std::string trace = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/ptp-cal-trace.json";
+  CHECK(run_command(predict(kDir + "/bert-8xa100.yaml" + csv + " --trace " + trace)).exit_code == 0);
+  std::remove(trace.c_str());
+}
+
+TEST_CASE("--calibrate: a job that fails validation is named by its CSV line", "[cli][calibration]") {
+  const auto r = run_command(predict(kDir + "/bert-8xa100.yaml --calibrate " + kDir + "/bad-job-line3.csv"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("bad-job-line3.csv:3: job: ") && Catch::Contains("bad-precision.yaml") &&
+                        Catch::Contains("fp64"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  const auto missing = run_command(predict(kDir + "/bert-8xa100.yaml --calibrate " + kDir + "/no-such.csv"));
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("no-such.csv"));
+}
