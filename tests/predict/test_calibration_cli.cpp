@@ -14,7 +14,7 @@ const std::string kDir = source_path("tests/data/calibration");
 std::string predict(const std::string& args) { return binary("ptp-predict") + " " + args; }
 }  // namespace
 
-TEST_CASE("--calibrate: JSON carries the calibration and the job comes back near its measurement", "[cli][calibration]") {
+TEST_CASE("ptp-predict --calibrate: JSON carries the calibration and the job comes back near its measurement", "[cli][calibration]") {
   const auto plain = run_command(predict(kDir + "/bert-8xa100.yaml --format json"));
   const auto cal = run_command(predict(kDir + "/bert-8xa100.yaml --format json --calibrate " + kDir + "/measured.csv"));
   REQUIRE(plain.exit_code == 0);
@@ -33,7 +33,7 @@ TEST_CASE("--calibrate: JSON carries the calibration and the job comes back near
         Approx(c["iteration"]["seconds"].get<double>() / p["iteration"]["seconds"].get<double>()));
 }
 
-TEST_CASE("--calibrate works with several jobs, --set, --sweep, every format, budgets and --trace", "[cli][calibration]") {
+TEST_CASE("ptp-predict --calibrate works with several jobs, --set, --sweep, every format, budgets and --trace", "[cli][calibration]") {
   const std::string csv = " --calibrate " + kDir + "/measured-two.csv";
   const std::string jobs = kDir + "/bert-8xa100.yaml " + kDir + "/bert-1xa100.yaml";
   const auto table = run_command(predict(jobs + csv));
@@ -56,7 +56,7 @@ TEST_CASE("--calibrate works with several jobs, --set, --sweep, every format, bu
   std::remove(trace.c_str());
 }
 
-TEST_CASE("--calibrate: a job that fails validation is named by its CSV line", "[cli][calibration]") {
+TEST_CASE("ptp-predict --calibrate: a job that fails validation is named by its CSV line", "[cli][calibration]") {
   const auto r = run_command(predict(kDir + "/bert-8xa100.yaml --calibrate " + kDir + "/bad-job-line3.csv"));
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
