@@ -131,6 +131,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.grad_accum = j.grad_accum;
   out.batch_size = j.batch_size;
   out.seq_len = j.seq_len;
+  out.warnings = job.model->warnings;  // what an import assumed (ModelDesc::warnings)
 
   const auto stages = partition_stages(job.workload, l);
   std::vector<StageTime> times;
