@@ -32,9 +32,10 @@ void experts(Op& op, ExpertSplit how) { op.expert_split = how; }
 // Weight projections a fine-tuning method can target (LoRA): attention q/k/v/o, MLP gate/up/down.
 // `fused`: projections the op computes at once (QKV 3, KV 2, gate+up 2); `groups`: experts whose
 // weights the op concatenates.
-Op& attn_proj(Op& op, double fused = 1) {
+Op& attn_proj(Op& op, double fused = 1, double narrowest = 0) {
   op.projection = Projection::attention;
   op.fused_projections = fused;
+  op.narrowest_output = narrowest;
   return op;
 }
 Op& mlp_proj(Op& op, double fused = 1, double groups = 1) {
@@ -228,7 +229,7 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
     if (self && d.mla) return mla_attention(g, d, batch, q_len, keys, is_causal);
     g.norm(tag + "_norm", T * h, h);
     if (self) {
-      attn_proj(column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.qkv_bias)), 3);
+      attn_proj(column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.qkv_bias)), 3, std::min(q_dim, kv_dim));
     } else {
       attn_proj(column(g.linear(tag + "_q", T, h, q_dim, d.qkv_bias)));
       attn_proj(column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.qkv_bias)), 2);
@@ -241,7 +242,7 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
       g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
       if (d.positions == "relative") g.bmm(tag + "_pos_scores", bh, q_len, keys, d.head_dim);
       g.softmax(tag + "_softmax", bh * q_len * keys);
-      if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2));
+      if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
       g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
     }
     attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias)));

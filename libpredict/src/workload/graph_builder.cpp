@@ -80,6 +80,7 @@ Op& GraphBuilder::add(Op op) {
     case OpKind::fused_attention:
     case OpKind::softmax:
       op.tp_role = TpRole::split;
+      op.on_scores = true;
       break;
     case OpKind::loss:
       op.tp_role = TpRole::vocab;

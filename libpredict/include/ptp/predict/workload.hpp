@@ -61,9 +61,13 @@ struct Op {
   // along n or k). A LoRA adapter pair is added per projection and per matrix.
   Projection projection = Projection::none;
   double fused_projections = 1, weight_groups = 1;
+  double narrowest_output = 0;  // of the fused projections (GQA's k and v); 0: all equal
   // Held but not trained (the base model under LoRA): weights count for memory at the storage
   // dtype, but there are no weight gradients, optimizer state or data-parallel gradient traffic.
   bool frozen = false;
+  // Works on attention scores (q_len x kv_len per head): the attention kernels, the softmax and the
+  // dropout on the probabilities. Their work grows with the square of the sequence length.
+  bool on_scores = false;
 };
 
 struct Workload {
