@@ -65,10 +65,11 @@ struct Builder {
     }
   }
   // Forward plus the two backward GEMMs: dgrad dX[m x k] = dY[m x n] W^T, wgrad dW[k x n] = X^T dY.
+  // A frozen weight (LoRA base) has no weight gradient; its adapters are ops of their own.
   void gemm_fwd_bwd(const Op& op, const std::string& dtype) {
     gemm(op.m, op.n, op.k, op.batch, dtype, "fwd");
     if (op.input_grad) gemm(op.m, op.k, op.n, op.batch, dtype, "dgrad");
-    gemm(op.k, op.n, op.m, op.batch, dtype, "wgrad");
+    if (!op.frozen) gemm(op.k, op.n, op.m, op.batch, dtype, "wgrad");
   }
   // A memory-bound op: its CUDA kernel, or on the host a reduction over the same elements.
   void memory(const std::string& cuda_bench, std::map<std::string, std::string> a, double elements) {
@@ -147,7 +148,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
   double dense_params = 0;
 
   for (const Op& op : w.ops) {
-    if (!op.sparse_update) dense_params += op.params;
+    if (!op.sparse_update && !op.frozen) dense_params += op.params;  // what the optimizer and all-reduce see
     const std::string io_dtype = storage_dtype(op_element_bytes(op, pol), pol);  // memory-bound ops
     switch (op.kind) {
       case OpKind::gemm:
@@ -175,7 +176,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
               {"pad", num(s.pad)},       {"dtype", dt},   {"layout", channels_first(job.job) ? "nchw" : "nhwc"}};
           b.add("cudnn_conv_fwd", a);
           if (op.input_grad) b.add("cudnn_conv_bwd_data", a);
-          b.add("cudnn_conv_bwd_filter", a);
+          if (!op.frozen) b.add("cudnn_conv_bwd_filter", a);
         } else {
           if (!host)
             b.note("conv '" + op.name + "': N,C,H,W,K,R,S not recoverable (grouped, 1-D or non-square); profiled as its implicit GEMM");

@@ -13,7 +13,7 @@ namespace {
 const std::vector<std::string> kTopKeys{"model", "precision", "framework", "xla", "memory_format", "batch_size", "batch_tokens",
                                        "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
                                        "cost", "parallelism", "sharding", "activation_checkpointing",
-                                       "sequence_parallel"};
+                                       "sequence_parallel", "finetune", "avg_seq_len", "packing", "attention_mask"};
 
 std::string one_of(const YamlReader& doc, const std::string& key, const std::string& fallback,
                    const std::vector<std::string>& allowed) {
@@ -47,7 +47,62 @@ YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
       return YAML::Node(YAML::NodeType::Null);
   }
 }
+
+void parse_finetune(const YamlReader& doc, JobSpec& j) {
+  auto f = doc.optional_child("finetune");
+  if (!f) return;
+  if (!f->is_map()) f->fail("expected a mapping {method: full | lora, rank, targets}");
+  f->check_keys({"method", "rank", "targets"});
+  auto& ft = j.finetune;
+  ft.method = one_of(*f, "method", "full", {"full", "lora"});
+  if (!ft.lora()) {
+    for (const char* k : {"rank", "targets"})
+      if (f->has(k)) f->child(k).fail("applies to method: lora only (method: full trains every weight)");
+    return;
+  }
+  if (!f->has("rank")) f->fail("method: lora needs rank (the adapters' inner dimension, e.g. 16)");
+  ft.rank = static_cast<int>(f->get_int("rank", 1, 1'000'000));
+  if (auto t = f->optional_child("targets")) {
+    if (!t->is_sequence() || t->size() == 0) t->fail("expected a non-empty list of attention | mlp | all");
+    static const std::vector<std::string> allowed{"attention", "mlp", "all"};
+    for (std::size_t i = 0; i < t->size(); ++i) {
+      const auto e = t->element(i);
+      const std::string v = e.as_string();
+      if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+        e.fail("unknown target '" + v + "'" + did_you_mean(v, allowed) + "; expected attention | mlp | all");
+      ft.targets.push_back(v);
+    }
+  } else {
+    ft.targets = {"attention", "mlp"};
+  }
+}
+
+void parse_sequence_layout(const YamlReader& doc, JobSpec& j) {
+  auto& s = j.sequences;
+  s.packing = doc.get_bool("packing", false);
+  s.attention_mask = one_of(doc, "attention_mask", "causal", {"causal", "document"});
+  if (doc.has("avg_seq_len")) {
+    if (j.seq_len <= 0) doc.child("avg_seq_len").fail("needs seq_len (the padded or packed length)");
+    s.avg_seq_len = doc.get_number("avg_seq_len", 1, 1e7);
+    if (s.avg_seq_len > j.seq_len)
+      doc.child("avg_seq_len").fail("is " + doc.child("avg_seq_len").as_string() + ", more than seq_len " +
+                                    std::to_string(j.seq_len) + " (real tokens cannot exceed the padded length)");
+  }
+  if (s.attention_mask == "document") {
+    if (!s.packing) doc.child("attention_mask").fail("document needs packing: true (documents packed into seq_len)");
+    if (s.avg_seq_len <= 0) doc.child("attention_mask").fail("document needs avg_seq_len (the mean document length)");
+  }
+}
 }  // namespace
+
+bool FinetuneSpec::targets_attention() const {
+  return std::find(targets.begin(), targets.end(), "attention") != targets.end() ||
+         std::find(targets.begin(), targets.end(), "all") != targets.end();
+}
+bool FinetuneSpec::targets_mlp() const {
+  return std::find(targets.begin(), targets.end(), "mlp") != targets.end() ||
+         std::find(targets.begin(), targets.end(), "all") != targets.end();
+}
 
 Override parse_override(const std::string& text) {
   auto eq = text.find('=');
@@ -155,6 +210,8 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.parallelism.sequence_parallel = doc.get_bool("sequence_parallel", false);
   j.sharding = one_of(doc, "sharding", "none", {"none", "zero1", "zero2", "zero3", "fsdp", "hsdp"});
   j.activation_checkpointing = one_of(doc, "activation_checkpointing", "none", {"none", "selective", "full"});
+  parse_finetune(doc, j);
+  parse_sequence_layout(doc, j);
   return j;
 }
 
@@ -211,6 +268,17 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   if (j.sharding != "none") out << YAML::Key << "sharding" << YAML::Value << j.sharding;
   if (j.activation_checkpointing != "none")
     out << YAML::Key << "activation_checkpointing" << YAML::Value << j.activation_checkpointing;
+  if (j.finetune.lora()) {
+    out << YAML::Key << "finetune" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "method" << YAML::Value << j.finetune.method;
+    out << YAML::Key << "rank" << YAML::Value << j.finetune.rank;
+    out << YAML::Key << "targets" << YAML::Value << YAML::Flow << j.finetune.targets;
+    out << YAML::EndMap;
+  }
+  if (j.sequences.avg_seq_len > 0) out << YAML::Key << "avg_seq_len" << YAML::Value << j.sequences.avg_seq_len;
+  if (j.sequences.packing) out << YAML::Key << "packing" << YAML::Value << true;
+  if (j.sequences.attention_mask != "causal")
+    out << YAML::Key << "attention_mask" << YAML::Value << j.sequences.attention_mask;
   if (j.usd_per_gpu_hour) {
     out << YAML::Key << "cost" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "usd_per_gpu_hour" << YAML::Value << *j.usd_per_gpu_hour << YAML::EndMap;

@@ -3,6 +3,7 @@
 
 #include "analytical/parallelism.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/predict/workload_transforms.hpp"
 #include "ptp/vocab/error.hpp"
 
 namespace ptp {
@@ -131,6 +132,12 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
   } catch (const InputError& e) {
     throw InputError(job.file + ": model: " + e.what());
   }
+  if (rj.sequences.any() && r.model->family != "transformer")
+    fail(job, rj.sequences.avg_seq_len > 0 ? "avg_seq_len" : "packing",
+         "unpadded and packed sequences are modelled for transformer models; '" + r.model->id + "' is a " +
+             r.model->family + " model");
+  apply_finetune(r.workload, rj.finetune, job.file, r.model->id);
+  apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
   validate_layout(r);
   return r;
 }

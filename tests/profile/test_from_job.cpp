@@ -206,3 +206,31 @@ TEST_CASE("from-job: point counts of the example jobs", "[.counts]") {
     for (const auto& n : c.notes) WARN("  note: " + n);
   }
 }
+
+TEST_CASE("from-job: a LoRA job profiles the shapes it runs: no weight gradient of frozen weights, the adapters'", "[from_job][lora]") {
+  const ptp::Catalogs catalogs(ptp::config_root());
+  const std::string path = ptp::config_root() + "/jobs/gpt2-xl-bf16-32xh100.yaml";
+  const JobSweep full = ptp::profile_app::job_sweep(ptp::resolve_job(ptp::load_job_spec(path), catalogs), false);
+  const JobSweep lora = ptp::profile_app::job_sweep(
+      ptp::resolve_job(ptp::load_job_spec(path, {{"finetune", "{method: lora, rank: 16, targets: [attention]}"}}), catalogs),
+      false);
+  auto wgrads = [](const JobSweep& s) {
+    std::set<std::string> shapes;
+    for (const auto& p : s.points)
+      if (p.bench == "cublaslt_gemm" && p.params.at("pass") == "wgrad")
+        shapes.insert(p.params.at("m") + "x" + p.params.at("n") + "x" + p.params.at("k"));
+    return shapes;
+  };
+  // GPT-2 XL: hidden 1600; the QKV weight gradient [1600 x 4800] is gone, A's [1600 x 48] and
+  // B's [16 x 4800] are there (m x n over the k = tokens of the micro-batch).
+  const auto f = wgrads(full), l = wgrads(lora);
+  const auto has_shape = [](const std::set<std::string>& s, const std::string& prefix) {
+    return std::any_of(s.begin(), s.end(), [&](const std::string& x) { return x.rfind(prefix, 0) == 0; });
+  };
+  CHECK(has_shape(f, "1600x4800x"));
+  CHECK_FALSE(has_shape(l, "1600x4800x"));
+  CHECK(has_shape(l, "1600x48x"));
+  CHECK(has_shape(l, "16x4800x"));
+  CHECK_FALSE(has_shape(l, "1600x6400x"));  // frozen MLP: no weight gradient either
+  CHECK(count(lora, "cuda_optimizer") == 1);
+}

@@ -41,15 +41,19 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
   const double units = std::max(1, s.blocks);
 
   // Dense weights reduce over DP x CP; expert weights over the expert-DP group.
+  // Frozen weights (LoRA base) reduce nothing; ZeRO-3/FSDP still gather them like any weight.
   struct Part {
-    double params;
+    double params, frozen;
     CommGroup group;
   };
-  const std::vector<Part> parts{{s.params - s.expert_params, l.sharding == "hsdp" ? hsdp_shard_group(l) : dp_group(l)},
-                                {s.expert_params, expert_dp_group(l)}};
+  const std::vector<Part> parts{{s.params - s.expert_params, s.frozen_params - s.frozen_expert_params,
+                                 l.sharding == "hsdp" ? hsdp_shard_group(l) : dp_group(l)},
+                                {s.expert_params, s.frozen_expert_params, expert_dp_group(l)}};
   for (const auto& part : parts) {
-    if (part.params <= 0 || part.group.size <= 1) continue;
-    const auto v = sharding_volume(part.params, gather_bytes, grad_bytes, l.sharding, m);
+    const double frozen = l.shards_params() ? part.frozen : 0;
+    if (part.params + frozen <= 0 || part.group.size <= 1) continue;
+    auto v = sharding_volume(part.params, gather_bytes, grad_bytes, l.sharding, m);
+    if (frozen > 0) v.all_gather += sharding_volume(frozen, gather_bytes, grad_bytes, l.sharding, m).all_gather;
     if (l.sharding == "none") {
       const auto ar = bucketed(Collective::all_reduce, v.all_reduce, part.group, job, k);
       out.total += ar.seconds;
@@ -63,7 +67,7 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
     } else if (l.pp > 1) {
       // FSDP under a pipeline schedule keeps the stage's weights gathered for the whole step and
       // reduce-scatters once after the last micro-batch (torchtitan, Megatron FSDP): ZeRO-1 traffic.
-      const auto ag = bucketed(Collective::all_gather, part.params * gather_bytes, part.group, job, k, units);
+      const auto ag = bucketed(Collective::all_gather, (part.params + frozen) * gather_bytes, part.group, job, k, units);
       const auto rs = bucketed(Collective::reduce_scatter, part.params * grad_bytes, part.group, job, k, units);
       out.total += ag.seconds + rs.seconds;
       out.exposed += exposed(ag, fwd, pk) + exposed(rs, bwd, pk);

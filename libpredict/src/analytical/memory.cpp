@@ -67,9 +67,14 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   auto sharded = [&](bool on) { return on ? dense / dense_group + expert / expert_group : dense + expert; };
   MemoryEstimate m;
   m.weights = sharded(l.shards_params()) * p.param_bytes;
+  // Frozen weights (LoRA base) at the storage dtype, sharded like the rest under ZeRO-3/FSDP; no
+  // master copy, gradient or optimizer state.
+  const double frozen_dense = s.frozen_params - s.frozen_expert_params, frozen_expert = s.frozen_expert_params;
+  m.weights += (l.shards_params() ? frozen_dense / dense_group + frozen_expert / expert_group : s.frozen_params) *
+               p.param_bytes;
   // FSDP materialises the current block's and the prefetched next block's full weights; under a
   // pipeline schedule the whole stage stays gathered for the step (see dp_comm.cpp).
-  const double gathered = l.pp > 1 ? s.params : 2 * s.largest_block_params;
+  const double gathered = l.pp > 1 ? s.params + s.frozen_params : 2 * s.largest_block_params;
   if (l.shards_params()) m.weights += gathered * std::min(p.param_bytes, 2.0);
   m.weights += s.sparse_params * p.param_bytes;
   m.gradients = sharded(l.shards_grads()) * p.grad_bytes;

@@ -165,7 +165,8 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       t.forward_s = t.forward_learned_s = learned;
   }
   // Backward reads the output gradient and the saved input, writes the input (and weight) gradients.
-  const double bwd_bytes = 2 * fwd_bytes;
+  // A frozen weight's backward is the data gradient alone (or nothing on the raw input).
+  const double bwd_bytes = op.frozen ? (op.bwd_flops > 0 ? fwd_bytes : 0) : 2 * fwd_bytes;
   t.backward_s = kernel_time(op.bwd_flops, bwd_bytes, emax_mem);
   if (k.op_model) {
     if (const double learned = k.op_model->seconds(op, job, true, t.backward_s); learned >= 0)
@@ -174,12 +175,15 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
 
   const double transposes = kernel_time(0, transpose_bytes, k.memory_emax);
   t.forward_s += transposes;
-  t.backward_s += 2 * transposes;  // data and weight gradients each transpose their two operands
+  // Data and weight gradients each transpose their two operands; a frozen weight has no weight gradient.
+  t.backward_s += (op.frozen ? (op.input_grad ? 1 : 0) : 2) * transposes;
 
   double launch_scale = 1.0;
   if (graph_compiled(job.job)) launch_scale = 0.25;
   else if (job.job.framework == "tensorflow" || job.job.framework == "mxnet") launch_scale = 0.6;
-  const double fwd_kernels = reps, bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
+  double bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
+  if (op.frozen) bwd_kernels = op.bwd_flops > 0 ? reps : 0;  // the data gradient, or nothing
+  const double fwd_kernels = reps;
   t.forward_launch_s = fwd_kernels * k.launch_overhead_fwd_s * launch_scale;
   t.backward_launch_s = bwd_kernels * k.launch_overhead_bwd_s * launch_scale;
   return t;

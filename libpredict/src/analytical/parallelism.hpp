@@ -73,7 +73,9 @@ struct Stage {
   double sparse_params = 0;   // sparsely updated embedding rows held on this GPU
   double sparse_touched = 0;  // embedding elements updated per micro-batch
   double expert_params = 0;
-  double largest_block_params = 0;  // FSDP's unsharded working set
+  // Frozen weights (LoRA base) held on this GPU: memory and FSDP gathers, nothing else.
+  double frozen_params = 0, frozen_expert_params = 0;
+  double largest_block_params = 0;  // FSDP's unsharded working set (frozen weights included)
   double attention_core_s = 0;      // filled by stage_time
 };
 // Splits blocks over pp x vp chunks (chunk c goes to stage c % pp). `embedding_as_layer`: the

@@ -140,9 +140,15 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
     auto& st = stages[static_cast<std::size_t>(chunk_of_unit[i] % l.pp)];
     for (const Op* op : units[i].ops) {
       st.ops.push_back(shard_op(*op, l));
-      if (op->sparse_update) {
+      if (op->sparse_update && !op->frozen) {
         st.sparse_params += st.ops.back().params;
         st.sparse_touched += st.ops.back().m * st.ops.back().n;
+        continue;
+      }
+      if (op->frozen) {
+        st.frozen_params += st.ops.back().params;
+        if (op->expert_split != ExpertSplit::none) st.frozen_expert_params += st.ops.back().params;
+        block_params[i] += st.ops.back().params;
         continue;
       }
       st.params += st.ops.back().params;

@@ -69,15 +69,17 @@ double ep_bytes_per_block(double tokens_per_rank, double hidden, double topk, do
 }
 
 double model_flops_per_microbatch(const Workload& w, bool include_conv) {
-  double fwd = 0;
+  double flops = 0;
   for (const auto& op : w.ops) {
+    // A frozen weight (LoRA base) has no weight-gradient GEMM: forward + data gradient only.
+    const double passes = op.frozen ? (op.input_grad ? 2 : 1) : 3;
     if (op.kind == OpKind::gemm || op.kind == OpKind::attention_bmm || op.kind == OpKind::rnn ||
         (include_conv && op.kind == OpKind::conv))
-      fwd += op.fwd_flops;
+      flops += passes * op.fwd_flops;
     // Fused attention is stored with the causal halving; the MFU convention counts it whole.
-    else if (op.kind == OpKind::fused_attention) fwd += 4 * op.batch * op.m * op.n * op.k;
+    else if (op.kind == OpKind::fused_attention) flops += 3 * 4 * op.batch * op.m * op.n * op.k;
   }
-  return 3 * fwd;
+  return flops;
 }
 
 }  // namespace ptp

@@ -56,13 +56,14 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     }
     t.layers[it->second].forward_s += ot.forward_s;
     t.layers[it->second].backward_s += ot.backward_s;
-    if (!op.sparse_update) t.layer_params[it->second] += op.params;
+    if (!op.sparse_update && !op.frozen) t.layer_params[it->second] += op.params;
   }
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).
   const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;
-  if (p.weight_cast_each_step) t.casts += s.params * (4 + 2) / bw;
-  if (p.fp8_scaling) t.casts += gemm_inputs * (2 + 1) / bw + s.params * (2 + 1) / bw;
+  const double weights = s.params + s.frozen_params;  // frozen weights are cast like the rest
+  if (p.weight_cast_each_step) t.casts += weights * (4 + 2) / bw;
+  if (p.fp8_scaling) t.casts += gemm_inputs * (2 + 1) / bw + weights * (2 + 1) / bw;
   // Backward FP8 GEMMs need the output gradients cast (E5M2) and, for the weight gradient,
   // transposed FP8 copies of inputs and gradients (Transformer Engine cast-transpose kernels).
   t.bwd_casts = p.fp8_scaling ? (gemm_outputs * (2 + 1 + 1) + gemm_inputs * 1) / bw : 0;

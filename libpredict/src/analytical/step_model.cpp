@@ -7,6 +7,7 @@
 #include <map>
 
 #include "parallelism.hpp"
+#include "ptp/predict/workload_transforms.hpp"
 
 namespace ptp {
 
@@ -131,6 +132,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.grad_accum = j.grad_accum;
   out.batch_size = j.batch_size;
   out.seq_len = j.seq_len;
+  out.warnings = job.model->warnings;  // what an import assumed (ModelDesc::warnings)
 
   const auto stages = partition_stages(job.workload, l);
   std::vector<StageTime> times;
@@ -183,7 +185,8 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.iteration_low_s = out.iteration_s * std::exp(-z);
   out.iteration_high_s = out.iteration_s * std::exp(z);
   out.samples_per_second = job.samples_per_step / out.iteration_s;
-  if (job.model->sequence) out.tokens_per_second = out.samples_per_second * j.seq_len;
+  // Real tokens: an unpadded sequence carries avg_seq_len of its seq_len slots.
+  if (job.model->sequence) out.tokens_per_second = out.samples_per_second * real_tokens_per_sequence(j);
   out.tokens_per_second_per_gpu = out.tokens_per_second / j.cluster.num_gpus;
   // Hardware FLOPs of all GPUs (recomputation included): one replica's work per DP rank.
   out.flops_per_step = (job.workload.fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.workload.bwd_flops()) * m *
@@ -225,7 +228,7 @@ void fill_totals(const ResolvedJob& job, Prediction& p) {
   if (r.steps) steps = *r.steps;
   else if (r.epochs && r.dataset_size) steps = std::ceil(*r.epochs * std::ceil(*r.dataset_size / job.samples_per_step));
   else if (r.tokens) {
-    const double tokens_per_step = job.samples_per_step * std::max(1, job.job.seq_len);
+    const double tokens_per_step = job.samples_per_step * std::max(1.0, real_tokens_per_sequence(job.job));
     steps = std::ceil(*r.tokens / tokens_per_step);
   }
   p.total_steps = steps;

@@ -50,7 +50,7 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
       gemm(op.m, op.n, op.k);
     } else {
       if (op.input_grad) gemm(op.m, op.k, op.n);  // dgrad
-      gemm(op.k, op.n, op.m);                     // wgrad (or the second operand's grad for bmm)
+      if (!op.frozen) gemm(op.k, op.n, op.m);     // wgrad (or the second operand's grad for bmm)
     }
     return true;
   }

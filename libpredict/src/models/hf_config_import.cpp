@@ -1,7 +1,10 @@
-// Hugging Face config.json -> transformer family parameters (BERT, RoBERTa, ELECTRA, GPT-2, OPT,
-// Llama/Mistral/Qwen2, BART, T5). Unknown architectures are refused, not guessed.
+// Hugging Face config.json -> transformer family parameters: encoders (BERT, RoBERTa, XLM-R,
+// ELECTRA, DeBERTa), GPT-2, OPT, seq2seq (BART, T5) here; the decoder-only families people
+// fine-tune in hf_decoder_import.cpp. An unknown model_type with the standard decoder fields is
+// imported as a generic decoder with a warning; known non-transformer architectures are refused.
 #include <nlohmann/json.hpp>
 
+#include "hf_decoder_import.hpp"
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
@@ -9,59 +12,24 @@
 namespace ptp {
 
 namespace {
-using nlohmann::json;
+using hf::field;
+using hf::flag;
+using hf::json;
+using hf::string_field;
 
-double field(const json& j, const std::string& path, const std::vector<std::string>& names, double fallback = -1) {
-  for (const auto& n : names) {
-    auto it = j.find(n);
-    if (it != j.end() && it->is_number()) {
-      double v = it->get<double>();
-      if (!(v >= 0) || v > 1e9) throw InputError(path, 0, 0, n, "expected a non-negative number below 1e9");
-      return v;
-    }
-    if (it != j.end() && !it->is_null() && !it->is_number())
-      throw InputError(path, 0, 0, n, "expected a number");
-  }
-  if (fallback < 0) throw InputError(path, 0, 0, names.front(), "missing required field");
-  return fallback;
-}
-// Optional bool/string fields: json::value() throws type_error on a wrong type (an internal error).
-bool flag(const json& j, const std::string& path, const char* name, bool fallback) {
-  auto it = j.find(name);
-  if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) throw InputError(path, 0, 0, name, "expected true or false");
-  return it->get<bool>();
-}
-std::string string_field(const json& j, const std::string& path, const char* name, const std::string& fallback) {
-  auto it = j.find(name);
-  if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_string()) throw InputError(path, 0, 0, name, "expected a string");
-  return it->get<std::string>();
-}
-}  // namespace
-
-ModelDesc import_hf_config(const std::string& path) {
-  return import_hf_config_text(read_text_file(path, 4u << 20, "JSON text"), path);
+// State-space and recurrent language models: their configs may carry hidden_size and friends, but a
+// transformer's GEMMs and attention would be the wrong workload.
+bool not_a_transformer(const std::string& type) {
+  for (const char* t : {"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "jamba", "recurrent_gemma",
+                        "xlstm", "bamba", "zamba", "zamba2", "falcon_h1"})
+    if (type == t) return true;
+  return false;
 }
 
-ModelDesc import_hf_config_text(const std::string& text, const std::string& path) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(path, 0, 0, "", std::string("JSON syntax error at byte ") + std::to_string(e.byte));
-  } catch (const json::exception& e) {  // out_of_range: a number too large for a double (1e400)
-    throw InputError(path, 0, 0, "", std::string("invalid JSON: ") + e.what());
-  }
-  if (!j.is_object()) throw InputError(path, 0, 0, "", "expected a JSON object (a Hugging Face config.json)");
-  if (!j.contains("model_type") || !j["model_type"].is_string())
-    throw InputError(path, 0, 0, "model_type", "missing; cannot tell the architecture");
-  const std::string type = j["model_type"].get<std::string>();
-
-  YAML::Node p;
+bool import_encoder_or_seq2seq(const json& j, const std::string& path, const std::string& type, YAML::Node& p) {
   auto set = [&](const char* k, double v) { p[k] = v; };
-  std::string sample_unit = "sequences";
-  if (type == "bert" || type == "roberta" || type == "electra" || type == "deberta") {
+  if (type == "bert" || type == "roberta" || type == "xlm-roberta" || type == "camembert" || type == "electra" ||
+      type == "deberta") {
     p["kind"] = "encoder";
     set("layers", field(j, path, {"num_hidden_layers"}));
     set("hidden", field(j, path, {"hidden_size"}));
@@ -90,23 +58,6 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
     set("vocab", field(j, path, {"vocab_size"}));
     set("max_positions", field(j, path, {"max_position_embeddings"}, 2048) + 2);
     p["activation"] = "relu";
-  } else if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3") {
-    p["kind"] = "decoder-only";
-    const double heads = field(j, path, {"num_attention_heads"});
-    set("layers", field(j, path, {"num_hidden_layers"}));
-    set("hidden", field(j, path, {"hidden_size"}));
-    set("heads", heads);
-    set("kv_heads", field(j, path, {"num_key_value_heads"}, heads));
-    if (j.contains("head_dim") && j["head_dim"].is_number()) set("head_dim", field(j, path, {"head_dim"}));
-    set("ffn", field(j, path, {"intermediate_size"}));
-    set("vocab", field(j, path, {"vocab_size"}));
-    p["activation"] = "swiglu";
-    p["norm"] = "rmsnorm";
-    p["positions"] = "rotary";
-    p["attention"] = "flash";
-    p["bias"] = type == "qwen2";
-    p["dropout"] = false;
-    p["tie_embeddings"] = flag(j, path, "tie_word_embeddings", false);
   } else if (type == "bart" || type == "mbart") {
     p["kind"] = "encoder-decoder";
     set("encoder_layers", field(j, path, {"encoder_layers"}));
@@ -116,7 +67,7 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
     set("ffn", field(j, path, {"encoder_ffn_dim"}));
     set("vocab", field(j, path, {"vocab_size"}));
     set("max_positions", field(j, path, {"max_position_embeddings"}, 1024) + 2);
-  } else if (type == "t5") {
+  } else if (type == "t5" || type == "mt5" || type == "umt5") {
     p["kind"] = "encoder-decoder";
     const double layers = field(j, path, {"num_layers"});
     set("encoder_layers", layers);
@@ -131,16 +82,60 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
     p["bias"] = false;
     p["activation"] = string_field(j, path, "feed_forward_proj", "relu").find("gated") != std::string::npos ? "geglu" : "relu";
   } else {
-    throw InputError(path, 0, 0, "model_type",
-                     "unsupported architecture '" + type + "'; expected bert | roberta | electra | gpt2 | opt | llama | "
-                     "mistral | qwen2 | qwen3 | bart | t5");
+    return false;
   }
+  return true;
+}
+}  // namespace
+
+ModelDesc import_hf_config(const std::string& path) {
+  return import_hf_config_text(read_text_file(path, 4u << 20, "JSON text"), path);
+}
+
+ModelDesc import_hf_config_text(const std::string& text, const std::string& path) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(path, 0, 0, "", std::string("JSON syntax error at byte ") + std::to_string(e.byte));
+  } catch (const json::exception& e) {  // out_of_range: a number too large for a double (1e400)
+    throw InputError(path, 0, 0, "", std::string("invalid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw InputError(path, 0, 0, "", "expected a JSON object (a Hugging Face config.json)");
+  if (!j.contains("model_type") || !j["model_type"].is_string())
+    throw InputError(path, 0, 0, "model_type", "missing; cannot tell the architecture");
+  std::string type = j["model_type"].get<std::string>();
   ModelDesc m;
   m.id = string_field(j, path, "_name_or_path", "");
   if (m.id.empty()) m.id = type;
+
+  // Gemma 3 multimodal checkpoints nest the language model under text_config; fine-tuning text
+  // runs that model (the vision tower is left out, and the prediction says so).
+  const json* cfg = &j;
+  if (type == "gemma3") {
+    auto tc = j.find("text_config");
+    if (tc != j.end() && tc->is_object()) {
+      cfg = &*tc;
+      m.warnings.push_back("gemma3: only the language model (text_config) is modelled, not the vision tower");
+    }
+    type = "gemma3_text";
+  }
+
+  YAML::Node p;
+  if (!import_encoder_or_seq2seq(*cfg, path, type, p) && !hf::import_decoder(*cfg, path, type, p)) {
+    if (not_a_transformer(type))
+      throw InputError(path, 0, 0, "model_type", "unsupported architecture '" + type +
+                                                     "' (a state-space or recurrent model, not a transformer)");
+    if (!hf::import_generic_decoder(*cfg, path, type, p, m.warnings))
+      throw InputError(path, 0, 0, "model_type",
+                       "unsupported architecture '" + type + "'; expected bert | roberta | xlm-roberta | camembert | "
+                       "electra | deberta | gpt2 | opt | bart | mbart | t5 | mt5 | umt5 | " + hf::decoder_types() +
+                       ", or a decoder config with hidden_size, num_hidden_layers, num_attention_heads, "
+                       "intermediate_size and vocab_size");
+  }
   m.family = "transformer";
   m.description = "imported from Hugging Face config " + path;
-  m.sample_unit = sample_unit;
+  m.sample_unit = "sequences";
   m.sequence = true;
   m.params = YamlReader(p, path, "");
   m.source_file = path;

@@ -29,13 +29,32 @@ Op& split(Op& op) {
 }
 // Routed experts are divided over EP ranks and not over TP (expert tensor parallel size 1).
 void experts(Op& op, ExpertSplit how) { op.expert_split = how; }
+// Weight projections a fine-tuning method can target (LoRA): attention q/k/v/o, MLP gate/up/down.
+// `fused`: projections the op computes at once (QKV 3, KV 2, gate+up 2); `groups`: experts whose
+// weights the op concatenates.
+Op& attn_proj(Op& op, double fused = 1, double narrowest = 0) {
+  op.projection = Projection::attention;
+  op.fused_projections = fused;
+  op.narrowest_output = narrowest;
+  return op;
+}
+Op& mlp_proj(Op& op, double fused = 1, double groups = 1) {
+  op.projection = Projection::mlp;
+  op.fused_projections = fused;
+  op.weight_groups = groups;
+  return op;
+}
 
 struct TransformerDims {
   std::string kind;  // encoder | decoder-only | encoder-decoder
   int enc_layers = 0, dec_layers = 0;
   double hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0, type_vocab = 0;
   std::string activation, norm, positions, attention, head;
-  bool bias = true, tie_embeddings = true, dropout = true, share_embeddings = true;
+  bool bias = true, qkv_bias = true, tie_embeddings = true, dropout = true, share_embeddings = true;
+  // Sliding-window attention (Mistral, Gemma 2/3, Starcoder2): each query sees the last
+  // sliding_window keys; with global_every = N every Nth block attends to the whole sequence.
+  double sliding_window = 0;
+  int global_every = 0;
   double token_table_params = -1;  // adaptive input embeddings: smaller than vocab x hidden
   double head_vocab = 0, head_fraction = 1, num_classes = 0, mem_len = 0, tgt_ratio = 1;
   double image = 0, patch = 0, channels = 3;
@@ -54,7 +73,8 @@ TransformerDims read_dims(const YamlReader& p) {
                 "ffn", "vocab", "max_positions", "type_vocab", "activation", "norm", "positions", "attention", "head",
                 "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "dropout", "mem_len",
                 "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding", "num_experts",
-                "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla"});
+                "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla",
+                "qkv_bias", "sliding_window", "global_every"});
   TransformerDims d;
   d.kind = p.get_string("kind");
   if (d.kind != "encoder" && d.kind != "decoder-only" && d.kind != "encoder-decoder")
@@ -98,6 +118,10 @@ TransformerDims read_dims(const YamlReader& p) {
   }
   d.num_classes = p.get_number("num_classes", 0, 1e7, 0);
   d.bias = p.get_bool("bias", true);
+  d.qkv_bias = p.get_bool("qkv_bias", d.bias);  // Qwen2: biases on q/k/v only
+  d.sliding_window = p.get_number("sliding_window", 0, 1e8, 0);
+  d.global_every = static_cast<int>(p.get_int("global_every", 0, 10000, 0));
+  if (d.global_every > 0 && d.sliding_window <= 0) p.child("global_every").fail("needs sliding_window");
   d.tie_embeddings = p.get_bool("tie_embeddings", true);
   d.dropout = p.get_bool("dropout", true);
   d.mem_len = p.get_number("mem_len", 0, 1e6, 0);
@@ -159,18 +183,18 @@ void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, doub
   const double qk = d.qk_nope_head_dim + d.qk_rope_head_dim;
   g.norm("self_attn_norm", T * h, h);
   if (d.q_lora_rank > 0) {
-    g.linear("self_attn_q_compress", T, h, d.q_lora_rank, false);
+    attn_proj(g.linear("self_attn_q_compress", T, h, d.q_lora_rank, false));
     g.norm("self_attn_q_norm", T * d.q_lora_rank, d.q_lora_rank);
-    column(g.linear("self_attn_q", T, d.q_lora_rank, d.heads * qk, false));
+    attn_proj(column(g.linear("self_attn_q", T, d.q_lora_rank, d.heads * qk, false)));
   } else {
-    column(g.linear("self_attn_q", T, h, d.heads * qk, false));
+    attn_proj(column(g.linear("self_attn_q", T, h, d.heads * qk, false)));
   }
-  g.linear("self_attn_kv_compress", T, h, d.kv_lora_rank + d.qk_rope_head_dim, false);
+  attn_proj(g.linear("self_attn_kv_compress", T, h, d.kv_lora_rank + d.qk_rope_head_dim, false));
   g.norm("self_attn_kv_norm", T * d.kv_lora_rank, d.kv_lora_rank);
-  column(g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false));
+  attn_proj(column(g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false)));
   split(g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6));
   g.fused_attention("self_attn_flash", batch * d.heads, q_len, keys, (qk + d.v_head_dim) / 2, causal);
-  row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false));
+  attn_proj(row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false)));
   g.elementwise("self_attn_residual", T * h, 2, 1);
 }
 
@@ -183,21 +207,21 @@ void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   g.linear("moe_router", T, h, E, false);
   g.elementwise("moe_gate", T * E, 1, 4);  // softmax / sigmoid + top-k
   experts(g.elementwise("expert_dispatch", T * k * h, 1, 2), ExpertSplit::routed);
-  experts(g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false), ExpertSplit::n);
+  experts(mlp_proj(g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false), gated ? 2 : 1, E), ExpertSplit::n);
   experts(g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4), ExpertSplit::routed);
-  experts(g.linear("expert_down", rows, E * f, h, false), ExpertSplit::k);
+  experts(mlp_proj(g.linear("expert_down", rows, E * f, h, false), 1, E), ExpertSplit::k);
   experts(g.elementwise("expert_combine", T * h, k, 2), ExpertSplit::routed);
   if (d.shared_expert_ffn > 0) {
     const double sf = d.shared_expert_ffn;
-    column(g.linear("shared_up", T, h, gated ? 2 * sf : sf, false));
+    mlp_proj(column(g.linear("shared_up", T, h, gated ? 2 * sf : sf, false)), gated ? 2 : 1);
     split(g.elementwise("shared_act", T * sf, gated ? 2 : 1, gated ? 6 : 4));
-    row(g.linear("shared_down", T, sf, h, false));
+    mlp_proj(row(g.linear("shared_down", T, sf, h, false)));
   }
 }
 
 // One pre-/post-norm block: self-attention (+ cross-attention) + MLP. Tokens = batch * q_len.
 void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len, double kv_len, bool causal,
-           double cross_len, bool moe = false) {
+           double cross_len, bool moe = false, double window = 0) {
   const double T = batch * q_len;
   const double h = d.hidden;
   const double q_dim = d.heads * d.head_dim, kv_dim = d.kv_heads * d.head_dim;
@@ -205,23 +229,23 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
     if (self && d.mla) return mla_attention(g, d, batch, q_len, keys, is_causal);
     g.norm(tag + "_norm", T * h, h);
     if (self) {
-      column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.bias));
+      attn_proj(column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.qkv_bias)), 3, std::min(q_dim, kv_dim));
     } else {
-      column(g.linear(tag + "_q", T, h, q_dim, d.bias));
-      column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.bias));
+      attn_proj(column(g.linear(tag + "_q", T, h, q_dim, d.qkv_bias)));
+      attn_proj(column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.qkv_bias)), 2);
     }
     if (d.positions == "rotary") split(g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6));
     if (d.attention == "flash") {
-      g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, is_causal);
+      g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, is_causal, self ? window : 0);
     } else {
       const double bh = batch * d.heads;
       g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
       if (d.positions == "relative") g.bmm(tag + "_pos_scores", bh, q_len, keys, d.head_dim);
       g.softmax(tag + "_softmax", bh * q_len * keys);
-      if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2));
+      if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
       g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
     }
-    row(g.linear(tag + "_out", T, q_dim, h, d.bias));
+    attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias)));
     if (d.dropout) g.elementwise(tag + "_dropout", T * h, 1, 2);
     g.elementwise(tag + "_residual", T * h, 2, 1);
   };
@@ -235,9 +259,9 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
     g.elementwise("mlp_residual", T * h, 2, 1);
     return;
   }
-  column(g.linear("mlp_up", T, h, gated ? 2 * d.ffn : d.ffn, d.bias));
+  mlp_proj(column(g.linear("mlp_up", T, h, gated ? 2 * d.ffn : d.ffn, d.bias)), gated ? 2 : 1);
   split(g.elementwise("mlp_act", T * d.ffn, gated ? 2 : 1, gated ? 6 : 4));
-  row(g.linear("mlp_down", T, d.ffn, h, d.bias));
+  mlp_proj(row(g.linear("mlp_down", T, d.ffn, h, d.bias)));
   if (d.dropout) g.elementwise("mlp_dropout", T * h, 1, 2);
   g.elementwise("mlp_residual", T * h, 2, 1);
 }
@@ -272,7 +296,9 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
   for (int i = 0; i < d.enc_layers; ++i) {
     g.begin_layer();
     g.set_prefix((d.kind == "encoder-decoder" ? "encoder." : "layer") + std::to_string(i));
-    block(g, d, B, S, S + d.mem_len, causal, 0, d.num_experts > 0 && i >= d.first_dense_layers);
+    const bool global = d.global_every > 0 && (i + 1) % d.global_every == 0;
+    block(g, d, B, S, S + d.mem_len, causal, 0, d.num_experts > 0 && i >= d.first_dense_layers,
+          global ? 0 : d.sliding_window);
   }
   g.set_prefix("");
   double out_len = S;

@@ -80,6 +80,7 @@ Op& GraphBuilder::add(Op op) {
     case OpKind::fused_attention:
     case OpKind::softmax:
       op.tp_role = TpRole::split;
+      op.on_scores = true;
       break;
     case OpKind::loss:
       op.tp_role = TpRole::vocab;
@@ -132,12 +133,14 @@ void GraphBuilder::bmm(const std::string& name, double batch, double m, double n
 }
 
 void GraphBuilder::fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len,
-                                   double head_dim, bool causal) {
+                                   double head_dim, bool causal, double window) {
   Op o;
   o.name = name;
   o.kind = OpKind::fused_attention;
   o.m = q_len, o.n = kv_len, o.k = head_dim, o.batch = batch_heads;
-  const double frac = causal ? 0.5 : 1.0;
+  double frac = causal ? 0.5 : 1.0;
+  // Causal window W over L keys: query i sees min(i + 1, W) keys, on average W - W^2 / (2 L).
+  if (causal && window > 0 && window < kv_len) frac = (window - window * window / (2 * kv_len)) / kv_len;
   o.fwd_flops = 4 * batch_heads * q_len * kv_len * head_dim * frac;
   // FlashAttention backward recomputes the scores: 2.5x forward
   o.bwd_flops = 2.5 * o.fwd_flops;

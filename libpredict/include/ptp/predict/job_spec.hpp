@@ -30,6 +30,27 @@ struct ParallelismSpec {
   bool sequence_parallel = false;
 };
 
+// How the job trains the model: every weight (full) or low-rank adapters on a frozen base (LoRA:
+// Hu et al. 2021, as PEFT and NeMo implement it).
+struct FinetuneSpec {
+  std::string method = "full";  // full | lora
+  int rank = 0;                 // lora only
+  std::vector<std::string> targets;  // lora only: attention | mlp | all (default attention, mlp)
+  bool lora() const { return method == "lora"; }
+  bool targets_attention() const;
+  bool targets_mlp() const;
+};
+
+// How tokens fill the seq_len slots of a sequence. avg_seq_len: real tokens per sequence (unpadded
+// data); with packing, the mean document length. attention_mask: causal (or the encoder's full
+// mask) over the whole sequence, or document: attention stays inside each packed document.
+struct SequenceLayoutSpec {
+  double avg_seq_len = 0;  // 0: every slot holds a real token
+  bool packing = false;
+  std::string attention_mask = "causal";  // causal | document
+  bool any() const { return avg_seq_len > 0 || packing || attention_mask != "causal"; }
+};
+
 struct JobSpec {
   std::string file;  // where it came from, for messages
   std::string model;
@@ -51,6 +72,8 @@ struct JobSpec {
   ParallelismSpec parallelism;
   std::string sharding = "none";
   std::string activation_checkpointing = "none";
+  FinetuneSpec finetune;
+  SequenceLayoutSpec sequences;
 };
 
 // key=value overrides (--set) are applied to the YAML tree before validation so they get the same

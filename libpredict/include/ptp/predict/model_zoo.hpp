@@ -22,6 +22,9 @@ struct ModelDesc {
   bool sequence = false;           // needs seq_len
   std::map<std::string, double> published;  // published reference figures (params_m, forward_gmacs, ...)
   YamlReader params{YAML::Node(), "", ""};
+  // What an import had to assume (a config.json of an unknown model_type); every prediction of a
+  // job on this model carries them in Prediction::warnings.
+  std::vector<std::string> warnings;
 };
 
 using FamilyGenerator = void (*)(const YamlReader& params, const BuildContext& ctx, GraphBuilder& g);

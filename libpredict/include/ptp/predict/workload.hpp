@@ -25,6 +25,10 @@ const char* tp_role_name(TpRole r);
 enum class ExpertSplit { none, routed, n, k };
 const char* expert_split_name(ExpertSplit e);
 
+// Which class of weight projection a GEMM is, for fine-tuning methods that pick projections by
+// class (LoRA targets: PEFT's q/k/v/o as attention, gate/up/down as mlp). The family says which.
+enum class Projection { none, attention, mlp };
+
 struct Op {
   std::string name;  // "layer3.block2.conv1"
   OpKind kind = OpKind::elementwise;
@@ -52,6 +56,18 @@ struct Op {
   // Part of a repeated block (built under GraphBuilder::set_prefix): pipeline stages, selective
   // recomputation and activation checkpointing work on blocks.
   bool in_block = false;
+  // Set by the family on weight GEMMs: the projection class, how many projections the op fuses
+  // (QKV: 3, gate+up: 2) and how many independent weight matrices it concatenates (routed experts
+  // along n or k). A LoRA adapter pair is added per projection and per matrix.
+  Projection projection = Projection::none;
+  double fused_projections = 1, weight_groups = 1;
+  double narrowest_output = 0;  // of the fused projections (GQA's k and v); 0: all equal
+  // Held but not trained (the base model under LoRA): weights count for memory at the storage
+  // dtype, but there are no weight gradients, optimizer state or data-parallel gradient traffic.
+  bool frozen = false;
+  // Works on attention scores (q_len x kv_len per head): the attention kernels, the softmax and the
+  // dropout on the probabilities. Their work grows with the square of the sequence length.
+  bool on_scores = false;
 };
 
 struct Workload {
@@ -84,9 +100,11 @@ class GraphBuilder {
              bool input_grad = true, bool shared_weight = false);
   // batch x [m x k] * [k x n], both operands activations (attention scores/context)
   void bmm(const std::string& name, double batch, double m, double n, double k);
-  // FlashAttention-style fused kernel: q_len x kv_len scores never hit memory.
+  // FlashAttention-style fused kernel: q_len x kv_len scores never hit memory. window > 0: causal
+  // sliding-window attention, each query scores at most the `window` latest keys (the kernel skips
+  // the masked tiles).
   void fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len, double head_dim,
-                       bool causal);
+                       bool causal, double window = 0);
   // returns output spatial size; NCHW semantics, groups for ResNeXt/depthwise
   struct Spatial { double h, w; };
   Spatial conv2d(const std::string& name, double batch, double cin, Spatial in, double cout, double kernel,

@@ -1,0 +1,26 @@
+#pragma once
+// Rewrites of a family-built workload for how the job trains it: LoRA on a frozen base, and
+// sequences that are shorter than (or packed into) seq_len. resolve_job applies them after the
+// family builds the graph, so every family, sharding and layout sees the same ops.
+#include <string>
+
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/workload.hpp"
+
+namespace ptp {
+
+// LoRA: every weight of the model becomes frozen (no weight gradient, no optimizer state, no
+// gradient traffic; input gradients still flow), and each targeted projection gets its adapter pair
+// A (in x r) and B (r x out) plus the scaled add into the projection's output. `file` and `model`
+// name the job and model in errors (rank above a projection's size, no projection to target).
+void apply_finetune(Workload& w, const FinetuneSpec& f, const std::string& file, const std::string& model);
+
+// Unpadded or packed sequences: per-token work follows the real tokens, attention the real
+// sequence (or document) lengths; stashed activations keep the padded shapes the framework
+// allocates. A no-op for the defaults.
+void apply_sequence_layout(Workload& w, const SequenceLayoutSpec& s, int seq_len);
+
+// Real tokens a sequence of seq_len slots carries (seq_len unless unpadded).
+double real_tokens_per_sequence(const JobSpec& j);
+
+}  // namespace ptp

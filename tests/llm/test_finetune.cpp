@@ -1,0 +1,132 @@
+// LoRA fine-tuning on a frozen base: the physics (matmul work, gradient traffic, memory) under data,
+// tensor, pipeline and expert parallelism and ZeRO/FSDP, and the refusals of bad finetune specs.
+#include <catch2/catch.hpp>
+
+#include "ptp/predict/workload_transforms.hpp"
+#include "llm/llm_test_support.hpp"
+
+using namespace ptp;
+using namespace ptp::test;
+
+namespace {
+std::string lora(int rank, const std::string& targets = "[attention, mlp]") {
+  return "finetune: {method: lora, rank: " + std::to_string(rank) + ", targets: " + targets + "}\n";
+}
+double weight_gemm_flops(const Workload& w) {
+  double f = 0;
+  for (const auto& op : w.ops)
+    if (op.kind == OpKind::gemm) f += op.fwd_flops + op.bwd_flops;
+  return f;
+}
+double trainable(const Workload& w) {
+  double p = 0;
+  for (const auto& op : w.ops)
+    if (!op.frozen) p += op.params;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("LoRA at rank << d does about 2/3 of full training's matmul work", "[llm][lora]") {
+  const auto full = resolve(llm_job("llama3-8b", 1, ""));
+  const auto adapted = resolve(llm_job("llama3-8b", 1, lora(16)));
+  // Frozen weights keep forward + data gradient (2 of 3 GEMMs); the adapters add r (k + n) / (k n).
+  const double ratio = weight_gemm_flops(adapted.workload) / weight_gemm_flops(full.workload);
+  CHECK(ratio > 2.0 / 3.0);
+  CHECK(ratio < 2.0 / 3.0 + 0.01);
+  // PEFT's count for Llama-3-8B, r = 16 on q,k,v,o,gate,up,down: 41,943,040 trainable parameters.
+  CHECK(trainable(adapted.workload) == 41943040);
+  CHECK(adapted.workload.params() == Approx(full.workload.params() + 41943040));
+  // Attention-only adapters: q, k, v, o.
+  const auto attn = resolve(llm_job("llama3-8b", 1, lora(16, "[attention]")));
+  CHECK(trainable(attn.workload) == 32 * 16 * (8192 + 5120 + 5120 + 8192));
+  // The step is faster, and MFU counts the 2/3.
+  const auto pf = predict_analytical(full), pl = predict_analytical(adapted);
+  CHECK(pl.iteration_s < 0.8 * pf.iteration_s);
+  CHECK(pl.breakdown.backward < 0.8 * pf.breakdown.backward);  // attention's backward is unchanged
+}
+
+TEST_CASE("LoRA memory drops by the frozen weights' gradients, optimizer state and master copy", "[llm][lora]") {
+  const std::string layout = "parallelism: {data: 8}\n";
+  const auto pf = predict(llm_job("llama3-8b", 8, layout));
+  const auto pl = predict(llm_job("llama3-8b", 8, layout + lora(16)));
+  const double adapters = 41943040, all = resolve(llm_job("llama3-8b", 8, layout + lora(16))).workload.params();
+  // bf16 policy: 2-byte weights and gradients, FP32 master copy + two FP32 Adam states.
+  CHECK(pl.memory.weights == Approx(all * 2));
+  CHECK(pl.memory.gradients == Approx(adapters * 2));
+  CHECK(pl.memory.optimizer_state == Approx(adapters * (2 * 4 + 4)));
+  CHECK(pf.memory.per_gpu_bytes - pl.memory.per_gpu_bytes >
+        0.95 * (pf.memory.gradients + pf.memory.optimizer_state - pl.memory.gradients - pl.memory.optimizer_state));
+}
+
+TEST_CASE("LoRA data-parallel traffic scales with the adapter parameters", "[llm][lora]") {
+  const std::string layout = "parallelism: {data: 16}\n";
+  const auto pf = predict(llm_job("llama3-8b", 16, layout));
+  const auto r16 = predict(llm_job("llama3-8b", 16, layout + lora(16)));
+  const auto r64 = predict(llm_job("llama3-8b", 16, layout + lora(64)));
+  const double full_params = resolve(llm_job("llama3-8b", 16, layout)).workload.params();
+  // Bucketed all-reduce: the time follows the bytes (plus one latency per 25 MB bucket).
+  CHECK(r16.breakdown.communication / pf.breakdown.communication < 3 * 41943040 / full_params);
+  CHECK(r64.breakdown.communication / r16.breakdown.communication == Approx(4).epsilon(0.35));
+  // ZeRO-1/2: only adapters are reduce-scattered and gathered. FSDP still gathers the frozen base.
+  const auto z1f = predict(llm_job("llama3-8b", 16, layout + "sharding: zero1\n"));
+  const auto z1l = predict(llm_job("llama3-8b", 16, layout + "sharding: zero1\n" + lora(16)));
+  CHECK(z1l.breakdown.communication < 0.05 * z1f.breakdown.communication);
+  const auto fsf = predict(llm_job("llama3-8b", 16, layout + "sharding: fsdp\n"));
+  const auto fsl = predict(llm_job("llama3-8b", 16, layout + "sharding: fsdp\n" + lora(16)));
+  CHECK(fsl.breakdown.communication < fsf.breakdown.communication);
+  CHECK(fsl.breakdown.communication > 0.5 * fsf.breakdown.communication);  // 2 gathers of 3 collectives stay
+  CHECK(fsl.memory.weights < fsf.memory.weights * 1.01);
+}
+
+TEST_CASE("LoRA under tensor, pipeline and expert parallelism shards the adapters with their bases", "[llm][lora]") {
+  const std::string layout = "parallelism: {tensor: 8, pipeline: 2}\nsequence_parallel: true\n";
+  const auto full = resolve(llm_job("llama3-70b", 64, layout, "bf16", "h100-sxm5-80gb", 4096, 256));
+  const auto adapted = resolve(llm_job("llama3-70b", 64, layout + lora(16), "bf16", "h100-sxm5-80gb", 4096, 256));
+  const Layout l = make_layout(adapted);
+  const auto stages = partition_stages(adapted.workload, l);
+  double stage_trainable = 0, whole = trainable(adapted.workload);
+  for (const auto& s : stages) stage_trainable += s.params;
+  // Per GPU: B of column-parallel bases and A of row-parallel bases split 8 ways, the rest replicated.
+  CHECK(stage_trainable < whole / 2);
+  CHECK(stage_trainable > whole / 16);
+  const auto pf = predict_analytical(full), pl = predict_analytical(adapted);
+  CHECK(pl.iteration_s < pf.iteration_s);
+  CHECK(pl.memory.per_gpu_bytes < pf.memory.per_gpu_bytes);
+  CHECK(pl.breakdown.tp_communication == Approx(pf.breakdown.tp_communication));  // adapters add no collective
+
+  // Mixtral: one adapter pair per expert on gate/up/down, split over EP ranks with the experts.
+  const auto moe = resolve(llm_job(std::string(PTP_SOURCE_DIR) + "/tests/data/hf/mixtral-8x7b.json", 8, "parallelism: {expert: 8}\n" + lora(16, "[mlp]")));
+  CHECK(trainable(moe.workload) == 32 * 8 * 3 * 16 * (4096 + 14336));
+  const auto moe_stage = partition_stages(moe.workload, make_layout(moe));
+  CHECK(moe_stage[0].params == Approx(32 * 3 * 16 * (4096 + 14336)));
+}
+
+TEST_CASE("Bad finetune specs are one-line errors naming the field", "[llm][lora]") {
+  auto refused = [](const std::string& yaml, const std::string& what) {
+    INFO(yaml);
+    const std::string e = error_of(yaml);
+    CHECK_THAT(e, Catch::Matchers::Contains(what));
+    CHECK(e.find('\n') == std::string::npos);
+  };
+  refused(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 0}\n"), "finetune.rank: value 0 out of range");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: -4}\n"), "finetune.rank");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: lora}\n"), "needs rank");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 2048}\n"), "finetune.rank: 2048 exceeds the smallest adapted projection of 'llama3-8b' (4096 x 1024)");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, targets: [attn]}\n"), "unknown target 'attn'");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, targets: []}\n"), "non-empty list");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: full, rank: 8}\n"), "finetune.rank: applies to method: lora only");
+  refused(llm_job("llama3-8b", 1, "finetune: {method: qlora, rank: 8}\n"), "finetune.method: unknown value 'qlora'");
+  refused("model: resnet50\nprecision: amp_bf16\nbatch_size: 32\ncluster: {gpu: a100-sxm4-80gb}\n" + lora(8),
+          "finetune.targets: model 'resnet50' has no attention or MLP projections");
+}
+
+TEST_CASE("A LoRA job spec writes back what it read", "[llm][lora]") {
+  const auto j = parse_job_spec(YamlReader::load_string(llm_job("llama3-8b", 1, lora(32, "[all]")), "job.yaml"));
+  const std::string y = job_spec_to_yaml(j);
+  CHECK_THAT(y, Catch::Matchers::Contains("method: lora") && Catch::Matchers::Contains("rank: 32") &&
+                    Catch::Matchers::Contains("targets: [all]"));
+  const auto again = parse_job_spec(YamlReader::load_string(y, "again.yaml"));
+  CHECK(again.finetune.rank == 32);
+  CHECK(again.finetune.targets == std::vector<std::string>{"all"});
+}
+
