@@ -256,6 +256,13 @@ Table<RunRecord> load_runs(const std::string& path) {
     if (!sharding.empty()) j.sharding = sharding;
     const std::string ckpt = csv.text(row, "activation_checkpointing");
     if (!ckpt.empty()) j.activation_checkpointing = ckpt;
+    // LoRA fine-tuning rows: the tables name the method but not the adapters. Assumed from each
+    // framework's LoRA default: NeMo and Megatron-Bridge recipes rank 32, NeMo AutoModel rank 8,
+    // both on every linear projection of attention and MLP (the spec's default targets).
+    if (r.task == "finetune_lora") {
+      j.finetune.method = "lora";
+      j.finetune.rank = to_lower(csv.text(row, "framework")).find("automodel") != std::string::npos ? 8 : 32;
+    }
     // Optimizers the sources' training scripts use (DLE ConvNets: SGD momentum; BERT: LAMB).
     if (j.model.rfind("resnet", 0) == 0 || j.model.rfind("resnext", 0) == 0 || j.model.rfind("se-resnext", 0) == 0 ||
         j.model == "ssd300" || j.model == "maskrcnn-r50-fpn")
