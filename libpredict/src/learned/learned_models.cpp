@@ -92,7 +92,7 @@ void LearnedOpModel::prepare(const ResolvedJob& job) const {
     }
   }
   if (keys.empty()) return;
-  const auto fresh = booster_.predict(x);
+  const auto fresh = trees_.predict(x);
   for (std::size_t i = 0; i < keys.size(); ++i) cache_[keys[i]] = fresh[i];
 }
 
@@ -109,7 +109,7 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backwa
     const auto row = op_features(s, *job.gpu);
     const std::string key = row_key(row);
     auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(row)).first;
+    if (it == cache_.end()) it = cache_.emplace(key, trees_.predict_one(row)).first;
     t += op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
   }
   // Off the measured GPU x math pairs, shrink the learned time toward the analytical op time
@@ -130,7 +130,7 @@ double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob
   const auto features = collective_features(c, *job.gpu, job.fabric);
   const std::string key = row_key(features);
   auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(features)).first;
+  if (it == cache_.end()) it = cache_.emplace(key, trees_.predict_one(features)).first;
   return bound * std::exp(static_cast<double>(it->second));
 }
 
