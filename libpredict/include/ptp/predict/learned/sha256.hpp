@@ -1,7 +1,6 @@
 #pragma once
-// SHA-256 for bundle checksums and training-data hashes. OpenSSL's libcrypto does the hashing: its
-// SHA-NI/AVX2 code is ~10x faster than a portable loop, and every learned prediction verifies ~1 MB
-// of boosters before it starts.
+// SHA-256 for bundle checksums and training-data hashes (own implementation, SHA extensions when the
+// CPU has them: see sha256.cpp for why not OpenSSL).
 #include <string>
 
 namespace ptp {
