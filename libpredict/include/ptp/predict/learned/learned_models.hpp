@@ -32,7 +32,7 @@ class LearnedOpModel : public OpTimeModel {
   // or math mode the kernels never ran on, and is shrunk toward the analytical time.
   LearnedOpModel(TreeEnsemble trees, std::set<std::string> maths, std::set<std::string> measured = {})
       : trees_(std::move(trees)), maths_(std::move(maths)), measured_(std::move(measured)) {}
-  // Predicts the job's whole-model ops in one batch (an optional warm-up of the cache).
+  // Call before composing each job: starts the job's memo of launch answers.
   void prepare(const ResolvedJob& job) const;
   double seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const override;
   const std::set<std::string>& maths() const { return maths_; }
@@ -46,6 +46,23 @@ class LearnedOpModel : public OpTimeModel {
   std::set<std::string> maths_;  // math modes seen in training; others are declined
   std::set<std::string> measured_;
   mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
+  // One job's launches by shape (no strings to build, no features to compute on a hit).
+  struct ShapeKey {
+    const GpuSpec* gpu;
+    double shape[6];  // m, n, k, batch, flops, bytes
+    char op_class[16], math[8];
+    bool valid;  // names fit the arrays (always, for the classes and maths op_shape_of makes)
+    bool operator==(const ShapeKey& o) const;
+  };
+  struct ShapeKeyHash {
+    std::size_t operator()(const ShapeKey& k) const;
+  };
+  struct LaunchAnswer {
+    double seconds = 0;  // learned launch time
+    bool measured = false;
+  };
+  static ShapeKey shape_key(const OpShape& s, const GpuSpec* gpu);
+  mutable std::unordered_map<ShapeKey, LaunchAnswer, ShapeKeyHash> launch_memo_;
 };
 
 class LearnedCollectiveModel : public CollectiveTimeModel {
