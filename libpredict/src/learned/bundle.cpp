@@ -1,5 +1,8 @@
 #include "ptp/predict/learned/bundle.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -20,6 +23,29 @@ namespace {
 std::string read_text(const std::string& path, std::size_t max_bytes = 64u << 20) {
   if (!fs::exists(path)) throw InputError(path, 0, 0, "", "cannot read bundle file");
   return read_file_bounded(path, max_bytes);  // bounded: a booster that is /dev/zero must not hang
+}
+
+// A regular file mapped read-only in one call with its pages populated: the trees are read in
+// place (no copy into fresh heap pages, each of which faults). Anything else (a device, a pipe, an
+// empty file) goes through the bounded read.
+std::pair<std::shared_ptr<const char>, std::size_t> map_bounded(const std::string& path, std::size_t max_bytes) {
+  struct stat st {};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<std::uint64_t>(st.st_size) <= max_bytes) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ::close(fd);
+    if (p != MAP_FAILED)
+      return {std::shared_ptr<const char>(static_cast<const char*>(p), [size](const char* q) {
+                ::munmap(const_cast<char*>(q), size);
+              }),
+              size};
+  } else if (fd >= 0) {
+    ::close(fd);
+  }
+  auto text = std::make_shared<const std::string>(read_text(path, max_bytes));
+  return {std::shared_ptr<const char>(text, text->data()), text->size()};
 }
 
 void require(bool ok, const std::string& path, const std::string& field, const std::string& problem) {
@@ -77,10 +103,10 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       const std::string path = (fs::path(dir) / plain_name(entry, "trees." + key, "trees")).string();
       // 16 MiB: 1M nodes, some 60x the shipped bundle's largest level (compute, 15k); a larger file
       // (or /dev/zero) is refused from its size rather than read.
-      std::string bytes = read_text(path, 16u << 20);
-      require(sha256_hex(bytes) == entry.at("sha256").get<std::string>(), path, "",
+      const auto [data, size] = map_bounded(path, 16u << 20);
+      require(sha256_hex(data.get(), size) == entry.at("sha256").get<std::string>(), path, "",
               "checksum mismatch with manifest.json: the trees file is corrupted or was replaced");
-      TreeEnsemble trees = TreeEnsemble::parse(std::move(bytes), path);
+      TreeEnsemble trees = TreeEnsemble::parse(data, size, path);
       const std::size_t listed = m.at("features").at(key).size();
       require(trees.num_features() == listed, path, "",
               "trees expect " + std::to_string(trees.num_features()) + " features but manifest.json lists " +

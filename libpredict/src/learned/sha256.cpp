@@ -114,18 +114,18 @@ void blocks(std::uint32_t s[8], const unsigned char* p, std::size_t n) {
 
 }  // namespace
 
-std::string sha256_hex(const std::string& data) {
+std::string sha256_hex(const char* data, std::size_t size) {
   std::uint32_t s[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  const std::size_t full = data.size() / 64;
+  const auto* p = reinterpret_cast<const unsigned char*>(data);
+  const std::size_t full = size / 64;
   blocks(s, p, full);
   // Padding: 0x80, zeros, the bit length big-endian in the last 8 bytes (one or two blocks).
   unsigned char tail[128] = {};
-  const std::size_t rest = data.size() - 64 * full;
+  const std::size_t rest = size - 64 * full;
   std::memcpy(tail, p + 64 * full, rest);
   tail[rest] = 0x80;
   const std::size_t tail_blocks = rest + 9 <= 64 ? 1 : 2;
-  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  const std::uint64_t bits = static_cast<std::uint64_t>(size) * 8;
   for (int i = 0; i < 8; ++i) tail[64 * tail_blocks - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   blocks(s, tail, tail_blocks);
   static const char* hex = "0123456789abcdef";

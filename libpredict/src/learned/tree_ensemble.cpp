@@ -15,28 +15,35 @@ namespace {
 constexpr char kMagic[8] = {'P', 'T', 'P', 'T', 'R', 'E', 'E', 'S'};
 constexpr std::size_t kHeaderBytes = 32;
 
-std::uint32_t u32_at(const std::string& b, std::size_t offset) {
+std::uint32_t u32_at(const char* b, std::size_t offset) {
   std::uint32_t v;
-  std::memcpy(&v, b.data() + offset, sizeof v);
+  std::memcpy(&v, b + offset, sizeof v);
   return v;
 }
 void put(std::string& out, const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
 }  // namespace
 
-std::uint32_t TreeEnsemble::first_node(std::uint32_t tree) const { return u32_at(file_, kHeaderBytes + 4ull * tree); }
+std::uint32_t TreeEnsemble::first_node(std::uint32_t tree) const { return u32_at(data_.get(), kHeaderBytes + 4ull * tree); }
 
 TreeEnsemble::Node TreeEnsemble::node(std::uint32_t index) const {
   Node n;
-  std::memcpy(static_cast<void*>(&n), file_.data() + kHeaderBytes + 4ull * num_trees_ + sizeof(Node) * index, sizeof n);
+  std::memcpy(static_cast<void*>(&n), data_.get() + kHeaderBytes + 4ull * num_trees_ + sizeof(Node) * index, sizeof n);
   return n;
 }
 
 TreeEnsemble TreeEnsemble::parse(std::string bytes, const std::string& origin) {
+  auto owner = std::make_shared<const std::string>(std::move(bytes));
+  const std::size_t size = owner->size();
+  return parse(std::shared_ptr<const char>(owner, owner->data()), size, origin);
+}
+
+TreeEnsemble TreeEnsemble::parse(std::shared_ptr<const char> data, std::size_t size, const std::string& origin) {
+  const char* bytes = data.get();
   auto fail = [&](const std::string& problem) {
     throw InputError(origin, 0, 0, "", "not a valid flattened-tree file: " + problem + "; retrain the bundle");
   };
-  if (bytes.size() < kHeaderBytes) fail("truncated header (" + std::to_string(bytes.size()) + " bytes)");
-  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) fail("wrong magic");
+  if (size < kHeaderBytes) fail("truncated header (" + std::to_string(size) + " bytes)");
+  if (std::memcmp(bytes, kMagic, sizeof kMagic) != 0) fail("wrong magic");
   const std::uint32_t version = u32_at(bytes, 8);
   if (version != kTreeFileVersion)
     fail("version " + std::to_string(version) + " but this ptp reads " + std::to_string(kTreeFileVersion));
@@ -44,7 +51,7 @@ TreeEnsemble TreeEnsemble::parse(std::string bytes, const std::string& origin) {
   e.num_features_ = u32_at(bytes, 12);
   e.num_trees_ = u32_at(bytes, 16);
   e.num_nodes_ = u32_at(bytes, 20);
-  std::memcpy(&e.base_margin_, bytes.data() + 24, sizeof(float));
+  std::memcpy(&e.base_margin_, bytes + 24, sizeof(float));
   const std::uint32_t transform = u32_at(bytes, 28);
   if (transform != 0) fail("unknown output transform " + std::to_string(transform));
   if (!std::isfinite(e.base_margin_)) fail("base margin is not finite");
@@ -53,10 +60,11 @@ TreeEnsemble TreeEnsemble::parse(std::string bytes, const std::string& origin) {
   if (trees > nodes) fail("more trees than nodes");
   // 64-bit: counts near 2^32 must not wrap into a size that matches a small file.
   const std::uint64_t expected = kHeaderBytes + 4ull * trees + 16ull * nodes;
-  if (bytes.size() != expected)
-    fail(std::string(bytes.size() < expected ? "truncated" : "trailing bytes") + ": " + std::to_string(bytes.size()) +
+  if (size != expected)
+    fail(std::string(size < expected ? "truncated" : "trailing bytes") + ": " + std::to_string(size) +
          " bytes, the header describes " + std::to_string(expected));
-  e.file_ = std::move(bytes);
+  e.data_ = std::move(data);
+  e.size_ = size;
   // Children after their parent and inside its tree: every walk ends at a leaf within the tree.
   for (std::uint32_t t = 0; t < trees; ++t) {
     const std::uint32_t begin = e.first_node(t), end = t + 1 < trees ? e.first_node(t + 1) : nodes;
@@ -92,11 +100,9 @@ std::string TreeEnsemble::encode(std::uint32_t num_features, float base_margin, 
   return out;
 }
 
-std::string TreeEnsemble::serialize() const { return file_; }
-
 float TreeEnsemble::predict_one(const float* row) const {
   float margin = base_margin_;
-  const char* roots = file_.data() + kHeaderBytes;
+  const char* roots = data_.get() + kHeaderBytes;
   const char* nodes = roots + 4ull * num_trees_;
   for (std::uint32_t t = 0; t < num_trees_; ++t) {
     std::uint32_t i;

@@ -15,6 +15,7 @@
 // The file's integrity is the bundle's business (its SHA-256 is in manifest.json); parse() still
 // checks every index, so a file that passes the checksum but is malformed is refused, not walked.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,11 @@ class TreeEnsemble {
   // objectives with an output transform). `origin` names the source in errors.
   static TreeEnsemble from_xgboost_ubj(const std::string& ubj, const std::string& origin);
   // The `.trees` file bytes back into an ensemble (kept as they are: walked in place, not copied);
-  // throws a one-line InputError naming `origin`.
+  // throws a one-line InputError naming `origin`. The second form keeps `data` alive (a mapping of
+  // the file, say) for as long as any copy of the ensemble.
   static TreeEnsemble parse(std::string bytes, const std::string& origin);
-  std::string serialize() const;
+  static TreeEnsemble parse(std::shared_ptr<const char> data, std::size_t size, const std::string& origin);
+  std::string serialize() const { return std::string(data_.get(), size_); }
 
   // Same float arithmetic as XGBoost 1.7's CPU predictor: the margin starts at base_margin and adds
   // each tree's leaf in tree order, in float.
@@ -56,7 +59,8 @@ class TreeEnsemble {
  private:
   std::uint32_t num_features_ = 0, num_trees_ = 0, num_nodes_ = 0;
   float base_margin_ = 0;
-  std::string file_;  // the file's bytes; the tables below are read from it with memcpy (any alignment)
+  std::shared_ptr<const char> data_;  // the file's bytes (immutable, shared by copies); tables are read
+  std::size_t size_ = 0;              // from them with memcpy (any alignment)
   std::uint32_t first_node(std::uint32_t tree) const;
   Node node(std::uint32_t index) const;
   static std::string encode(std::uint32_t num_features, float base_margin, const std::vector<std::uint32_t>& first_node,
