@@ -72,7 +72,10 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
   LearnedBundle b;
   b.dir_ = dir;
   try {
-    b.manifest_ = nlohmann::json::parse(manifest_text);
+    // The training metrics are half the manifest and nothing here reads them: skipped, not built.
+    b.manifest_ = nlohmann::json::parse(manifest_text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
+      return !(depth == 1 && event == nlohmann::json::parse_event_t::key && j == "metrics");
+    });
     const auto& m = b.manifest_;
     require(m.is_object(), manifest_path, "", "expected a JSON object");
     require(m.value("schema_version", -1) == kBundleSchemaVersion, manifest_path, "schema_version",

@@ -35,7 +35,7 @@ class LearnedBundle {
   // Falls back to `analytical` (with a warning) when the job is outside what the bundle learned.
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base) const;
   const std::string& dir() const { return dir_; }
-  const nlohmann::json& manifest() const { return manifest_; }
+  const nlohmann::json& manifest() const { return manifest_; }  // without "metrics" (read manifest.json for those)
 
   // Pieces used by the trainer as well.
   static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);
