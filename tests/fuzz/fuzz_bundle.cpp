@@ -1,10 +1,12 @@
 // Model bundle loading (ptp-predict --bundle DIR, models/default): the input is manifest.json,
-// optionally followed by booster files, each after a line "--8<-- <key>" (aggregator, compute,
-// communication). Keys without a part get a tiny booster of the right width trained at start-up. The
-// bundle is written to a scratch directory with the booster hashes and CHECKSUM made to match, so
-// the fuzzer gets past the integrity checks into the manifest and booster parsing; then the bundle
+// optionally followed by files, each after a line "--8<-- <key>" (a booster: aggregator, compute,
+// communication) or "--8<-- <key>.trees" (its flattened trees, what ptp-predict reads). Keys without
+// a part get a tiny booster of the right width trained at start-up, and its flattened trees. The
+// bundle is written to a scratch directory with the file hashes and CHECKSUM made to match, so
+// the fuzzer gets past the integrity checks into the manifest and tree parsing; then the bundle
 // predicts a fixed job. (Checksum mismatches themselves are covered by tests/hostile/bundle/.)
-// Most inputs also get this build's feature lists, so stale seeds still reach the boosters.
+// Most inputs also get this build's feature lists and a `trees` section when they have none, so
+// stale seeds still reach the trees.
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
+#include "ptp/predict/learned/tree_ensemble.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -39,11 +42,16 @@ std::string tiny_booster(std::size_t width) {
   return ptp::Booster::train(x, y, names, p).save_ubj();
 }
 
-const std::map<std::string, std::string>& default_boosters() {
-  static const std::map<std::string, std::string> b = {
-      {"aggregator", tiny_booster(ptp::run_feature_names(false).size())},
-      {"compute", tiny_booster(ptp::op_feature_names().size())},
-      {"communication", tiny_booster(ptp::collective_feature_names().size())}};
+// Boosters by key, and their flattened trees by "<key>.trees".
+const std::map<std::string, std::string>& default_parts() {
+  static const std::map<std::string, std::string> b = [] {
+    std::map<std::string, std::string> m = {{"aggregator", tiny_booster(ptp::run_feature_names(false).size())},
+                                            {"compute", tiny_booster(ptp::op_feature_names().size())},
+                                            {"communication", tiny_booster(ptp::collective_feature_names().size())}};
+    for (const char* key : {"aggregator", "compute", "communication"})
+      m[std::string(key) + ".trees"] = ptp::TreeEnsemble::from_xgboost_ubj(m[key], key).serialize();
+    return m;
+  }();
   return b;
 }
 
@@ -70,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // Split: manifest, then "--8<-- key\n" parts.
   std::string manifest_text = text;
-  std::map<std::string, std::string> boosters = default_boosters();
+  std::map<std::string, std::string> boosters = default_parts();
   const std::string mark = "\n--8<-- ";
   if (auto pos = text.find(mark); pos != std::string::npos) {
     manifest_text = text.substr(0, pos);
@@ -86,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) fs::remove_all(e.path(), ec);
-  // Make the hashes match: files.<key>.sha256 of the booster written under files.<key>.path.
+  // Make the hashes match: files.<key>.sha256 / trees.<key>.sha256 of the file written under its path.
   try {
     auto m = nlohmann::json::parse(manifest_text);
     // Most inputs get this build's feature lists (a fuzzer cannot guess 45 names); every fourth keeps
@@ -95,11 +103,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       m["features"] = {{"aggregator", run_feature_names(false)},
                        {"compute", op_feature_names()},
                        {"communication", collective_feature_names()}};
-    if (m.is_object() && m.contains("files") && m["files"].is_object()) {
-      for (auto& [key, entry] : m["files"].items()) {
+    // Every third input without a `trees` section keeps it missing, for the refusal of old bundles.
+    if (m.is_object() && !m.contains("trees") && m.contains("files") && m["files"].is_object() && size % 3 != 0)
+      for (const char* key : {"aggregator", "compute", "communication"})
+        m["trees"][key] = {{"path", std::string(key) + ".trees"}};
+    for (const char* section : {"files", "trees"}) {
+      if (!m.is_object() || !m.contains(section) || !m[section].is_object()) continue;
+      const std::string suffix = std::string(section) == "trees" ? ".trees" : "";
+      for (auto& [key, entry] : m[section].items()) {
         if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) continue;
         const std::string name = entry["path"].get<std::string>();
-        const auto b = boosters.find(key);
+        const auto b = boosters.find(key + suffix);
         const std::string bytes = b == boosters.end() ? std::string() : b->second;
         entry["sha256"] = sha256_hex(bytes);
         if (!name.empty() && name.size() < 64 && name.find('/') == std::string::npos && name != "." && name != ".." &&

@@ -14,9 +14,11 @@
 //                        (fabrics/) holds the file next to the real a100-sxm4-80gb (ib-hdr-200) entry
 //   bundle/     ptp-predict fixtures/job.yaml --bundle DIR --trace T, where DIR is a valid bundle built
 //               for this build (fixtures/bundle-manifest.json + this build's feature lists + tiny
-//               boosters, see make_bundle) with the case applied: {"manifest": merge-patch (null
-//               deletes), "manifest_text": replaces manifest.json, "files": {name: text},
-//               "rehash": true = manifest hashes follow "files", "checksum": CHECKSUM text (default:
+//               boosters and their flattened trees, see make_bundle) with the case applied:
+//               {"manifest": merge-patch (null deletes), "manifest_text": replaces manifest.json,
+//               "files": {name: text}, "truncate": {name: bytes kept}, "patch": {name: {"offset": N,
+//               "u32": V}} (a little-endian word written at N), "rehash": true = manifest hashes
+//               (files and trees) follow the edited files, "checksum": CHECKSUM text (default:
 //               correct), "remove": [names]}. Generated so feature-schema changes cannot stale them.
 //   calibrate/  ptp-predict fixtures/job.yaml --calibrate FILE --trace T
 //   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path,
@@ -185,9 +187,20 @@ void make_bundle(const fs::path& dir, const nlohmann::json& spec = nlohmann::jso
   if (spec.contains("files"))
     for (const auto& [name, text] : spec["files"].items())
       std::ofstream(dir / name, std::ios::binary) << text.get<std::string>();
+  if (spec.contains("truncate"))
+    for (const auto& [name, size] : spec["truncate"].items()) fs::resize_file(dir / name, size.get<std::uintmax_t>());
+  if (spec.contains("patch"))
+    for (const auto& [name, at] : spec["patch"].items()) {
+      std::string bytes = slurp((dir / name).string());
+      const auto word = at["u32"].get<std::uint32_t>();
+      for (int i = 0; i < 4; ++i) bytes.at(at["offset"].get<std::size_t>() + i) = static_cast<char>(word >> (8 * i));
+      std::ofstream(dir / name, std::ios::binary | std::ios::trunc) << bytes;
+    }
   if (spec.value("rehash", false))
-    for (auto& [key, entry] : m["files"].items())
-      entry["sha256"] = ptp::sha256_hex(slurp((dir / entry["path"].get<std::string>()).string()));
+    for (const char* section : {"files", "trees"})
+      if (m.contains(section))
+        for (auto& [key, entry] : m[section].items())
+          entry["sha256"] = ptp::sha256_hex(slurp((dir / entry["path"].get<std::string>()).string()));
   const std::string manifest = spec.contains("manifest_text") ? spec["manifest_text"].get<std::string>()
                                                                : m.dump(2) + "\n";
   std::ofstream(dir / "manifest.json", std::ios::binary | std::ios::trunc) << manifest;
@@ -306,14 +319,14 @@ TEST_CASE("hostile corpus: giant and endless inputs are refused without reading 
   check_refused("64 GiB config.json",
                 run_in_scratch({predict, fixture, "--set", "model=" + giant_json, "--trace", trace}), "config.json",
                 "file is larger than 4 MiB", trace);
-  // A bundle whose booster is /dev/zero (kept out of the corpus: fuzzers read it as a seed).
+  // A bundle whose trees file is /dev/zero (kept out of the corpus: fuzzers read it as a seed).
   const fs::path bundle = scratch.path / "bundle";
   make_bundle(bundle);
-  fs::remove(bundle / "compute.ubj");
-  fs::create_symlink("/dev/zero", bundle / "compute.ubj");
-  check_refused("bundle with /dev/zero as a booster",
-                run_in_scratch({predict, fixture, "--bundle", bundle.string(), "--trace", trace}), "compute.ubj",
-                "file is larger than 64 MiB", trace);
+  fs::remove(bundle / "compute.trees");
+  fs::create_symlink("/dev/zero", bundle / "compute.trees");
+  check_refused("bundle with /dev/zero as a trees file",
+                run_in_scratch({predict, fixture, "--bundle", bundle.string(), "--trace", trace}), "compute.trees",
+                "file is larger than 16 MiB", trace);
 }
 
 TEST_CASE("hostile corpus: the fixture job itself is accepted", "[hostile]") {

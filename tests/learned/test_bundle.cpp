@@ -74,9 +74,21 @@ TEST_CASE("jobs outside the bundle's domain fall back to analytical with a warni
 
 TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundle]") {
   {
+    // ptp-predict reads the flattened trees; the XGBoost boosters are the training reference.
     const auto dir = copy_bundle();
-    append(dir + "/aggregator.ubj", "x");
-    CHECK_THAT(load_error(dir), Catch::Contains("aggregator.ubj") && Catch::Contains("checksum mismatch"));
+    append(dir + "/aggregator.trees", "x");
+    CHECK_THAT(load_error(dir), Catch::Contains("aggregator.trees") && Catch::Contains("checksum mismatch"));
+  }
+  {
+    // A bundle from before the flattened trees (consistent checksums): one line asking to retrain.
+    const auto dir = copy_bundle();
+    auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
+    manifest.erase("trees");
+    const std::string text = manifest.dump(2) + "\n";
+    std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
+    std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
+    CHECK_THAT(load_error(dir), Catch::Contains("manifest.json") && Catch::Contains("no flattened trees") &&
+                                    Catch::Contains("retrain"));
   }
   {
     const auto dir = copy_bundle();
@@ -95,16 +107,16 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     CHECK_THAT(load_error(dir), Catch::Contains("schema_version") && Catch::Contains("retrain"));
   }
   {
-    // A booster of another width with consistent checksums (found by the hardening work: it used to
-    // load and then fail inside XGBoost with an internal error).
+    // Trees of another width with consistent checksums (found by the hardening work on boosters: it
+    // used to load and then fail inside XGBoost with an internal error).
     const auto dir = copy_bundle();
-    fs::copy_file(dir + "/communication.ubj", dir + "/aggregator.ubj", fs::copy_options::overwrite_existing);
+    fs::copy_file(dir + "/communication.trees", dir + "/aggregator.trees", fs::copy_options::overwrite_existing);
     auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
-    manifest["files"]["aggregator"]["sha256"] = sha256_file(dir + "/aggregator.ubj");
+    manifest["trees"]["aggregator"]["sha256"] = sha256_file(dir + "/aggregator.trees");
     const std::string text = manifest.dump(2) + "\n";
     std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
-    CHECK_THAT(load_error(dir), Catch::Contains("aggregator.ubj") && Catch::Contains("features"));
+    CHECK_THAT(load_error(dir), Catch::Contains("aggregator.trees") && Catch::Contains("features"));
   }
   for (const char* broken : {"models", "unseen_model_correction_share"}) {
     // A manifest without the trained-model list or the share for other models, checksums consistent.
@@ -127,7 +139,8 @@ TEST_CASE("training is deterministic for a fixed seed", "[bundle][determinism]")
   o.cross_validate = false;
   o.threads = 1;
   train_bundle(o);
-  for (const char* f : {"aggregator.ubj", "compute.ubj", "communication.ubj", "manifest.json"}) {
+  for (const char* f : {"aggregator.ubj", "compute.ubj", "communication.ubj", "aggregator.trees", "compute.trees",
+                        "communication.trees", "manifest.json"}) {
     INFO(f);
     CHECK(sha256_file(o.out_dir + "/" + f) == sha256_file(trained_bundle() + "/" + f));
   }

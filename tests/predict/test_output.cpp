@@ -4,6 +4,7 @@
 #include "ptp/predict/output.hpp"
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
@@ -106,4 +107,38 @@ TEST_CASE("the trace is valid Chrome trace JSON covering the step", "[output]") 
   const double iteration_us = trace["otherData"]["iteration_seconds"].get<double>() * 1e6;
   CHECK(end <= iteration_us * 1.001);
   CHECK(end > iteration_us * 0.8);
+}
+
+TEST_CASE("later sweep points read and refuse their spec as a single run does", "[output]") {
+  // Later points edit a clone of the job's tree (no line:column marks); a refused point is redone
+  // on a fresh parse, so its error is the one the same overrides give on their own.
+  auto error_of = [](const PredictRequest& req) {
+    try {
+      run(req);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  PredictRequest swept;
+  swept.sweeps = {parse_sweep_axis("precision=fp32,tf32"), parse_sweep_axis("cluster.num_gpus=8,many")};
+  PredictRequest single;
+  single.overrides = {parse_override("precision=fp32"), parse_override("cluster.num_gpus=many")};
+  CHECK(!error_of(swept).empty());
+  CHECK(error_of(swept) == error_of(single));
+  // Accepted points predict what the same overrides predict on their own.
+  swept.sweeps = {parse_sweep_axis("precision=fp32,tf32"), parse_sweep_axis("cluster.num_gpus=8,16")};
+  swept.format = "jsonl";
+  std::vector<double> by_sweep, one_by_one;
+  const std::string text = run(swept).stdout_text;
+  for (std::size_t start = 0, nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    by_sweep.push_back(nlohmann::json::parse(text.substr(start, nl - start))["iteration"]["seconds"]);
+  for (const char* p : {"fp32", "tf32"})
+    for (const char* n : {"8", "16"}) {
+      PredictRequest one;
+      one.overrides = {parse_override(std::string("precision=") + p), parse_override(std::string("cluster.num_gpus=") + n)};
+      one.format = "json";
+      one_by_one.push_back(nlohmann::json::parse(run(one).stdout_text)["iteration"]["seconds"]);
+    }
+  CHECK(by_sweep == one_by_one);
 }

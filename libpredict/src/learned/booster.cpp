@@ -29,13 +29,6 @@ struct Matrix {
 };
 }  // namespace
 
-void DenseMatrix::add_row(const std::vector<float>& row) {
-  if (cols == 0) cols = row.size();
-  if (row.size() != cols) throw std::logic_error("feature row width mismatch");
-  values.insert(values.end(), row.begin(), row.end());
-  ++rows;
-}
-
 Booster::Booster() = default;
 Booster::~Booster() {
   if (handle_) XGBoosterFree(handle_);

@@ -1,5 +1,8 @@
 #include "ptp/predict/learned/bundle.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -20,6 +23,29 @@ namespace {
 std::string read_text(const std::string& path, std::size_t max_bytes = 64u << 20) {
   if (!fs::exists(path)) throw InputError(path, 0, 0, "", "cannot read bundle file");
   return read_file_bounded(path, max_bytes);  // bounded: a booster that is /dev/zero must not hang
+}
+
+// A regular file mapped read-only in one call with its pages populated: the trees are read in
+// place (no copy into fresh heap pages, each of which faults). Anything else (a device, a pipe, an
+// empty file) goes through the bounded read.
+std::pair<std::shared_ptr<const char>, std::size_t> map_bounded(const std::string& path, std::size_t max_bytes) {
+  struct stat st {};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<std::uint64_t>(st.st_size) <= max_bytes) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ::close(fd);
+    if (p != MAP_FAILED)
+      return {std::shared_ptr<const char>(static_cast<const char*>(p), [size](const char* q) {
+                ::munmap(const_cast<char*>(q), size);
+              }),
+              size};
+  } else if (fd >= 0) {
+    ::close(fd);
+  }
+  auto text = std::make_shared<const std::string>(read_text(path, max_bytes));
+  return {std::shared_ptr<const char>(text, text->data()), text->size()};
 }
 
 void require(bool ok, const std::string& path, const std::string& field, const std::string& problem) {
@@ -46,7 +72,10 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
   LearnedBundle b;
   b.dir_ = dir;
   try {
-    b.manifest_ = nlohmann::json::parse(manifest_text);
+    // The training metrics are half the manifest and nothing here reads them: skipped, not built.
+    b.manifest_ = nlohmann::json::parse(manifest_text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
+      return !(depth == 1 && event == nlohmann::json::parse_event_t::key && j == "metrics");
+    });
     const auto& m = b.manifest_;
     require(m.is_object(), manifest_path, "", "expected a JSON object");
     require(m.value("schema_version", -1) == kBundleSchemaVersion, manifest_path, "schema_version",
@@ -59,29 +88,42 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
             "feature schema differs from this ptp build; retrain the bundle");
     require(names_in(fe.at("communication")) == collective_feature_names(), manifest_path, "features.communication",
             "feature schema differs from this ptp build; retrain the bundle");
-    auto load_booster = [&](const std::string& key) {
-      const std::string file = m.at("files").at(key).at("path").get<std::string>();
-      require(file.find('/') == std::string::npos && file.find("..") == std::string::npos, manifest_path,
-              "files." + key, "booster path must be a plain file name");
-      const std::string path = (fs::path(dir) / file).string();
-      const std::string text = read_text(path);
-      require(sha256_hex(text) == m.at("files").at(key).at("sha256").get<std::string>(), path, "",
-              "checksum mismatch with manifest.json: the booster is corrupted or was replaced");
-      Booster booster = Booster::load(text, path);
-      const std::size_t listed = m.at("features").at(key).size();
-      require(booster.num_features() == listed, path, "",
-              "booster expects " + std::to_string(booster.num_features()) + " features but manifest.json lists " +
-                  std::to_string(listed));
-      return booster;
+    // The boosters are the training reference: ptp-predict does not read them, but their entries
+    // must still name plain files in the bundle.
+    auto plain_name = [&](const nlohmann::json& entry, const std::string& field, const std::string& what) {
+      const std::string file = entry.at("path").get<std::string>();
+      require(!file.empty() && file.find('/') == std::string::npos && file.find("..") == std::string::npos,
+              manifest_path, field, what + " path must be a plain file name");
+      entry.at("sha256").get<std::string>();
+      return file;
     };
-    b.aggregator = load_booster("aggregator");
+    for (const char* key : {"aggregator", "compute", "communication"})
+      plain_name(m.at("files").at(key), std::string("files.") + key, "booster");
+    require(m.contains("trees"), manifest_path, "trees",
+            "no flattened trees: the bundle predates them; retrain it with this ptp-train");
+    auto load_trees = [&](const std::string& key) {
+      const auto& entry = m.at("trees").at(key);
+      const std::string path = (fs::path(dir) / plain_name(entry, "trees." + key, "trees")).string();
+      // 16 MiB: 1M nodes, some 60x the shipped bundle's largest level (compute, 15k); a larger file
+      // (or /dev/zero) is refused from its size rather than read.
+      const auto [data, size] = map_bounded(path, 16u << 20);
+      require(sha256_hex(data.get(), size) == entry.at("sha256").get<std::string>(), path, "",
+              "checksum mismatch with manifest.json: the trees file is corrupted or was replaced");
+      TreeEnsemble trees = TreeEnsemble::parse(data, size, path);
+      const std::size_t listed = m.at("features").at(key).size();
+      require(trees.num_features() == listed, path, "",
+              "trees expect " + std::to_string(trees.num_features()) + " features but manifest.json lists " +
+                  std::to_string(listed));
+      return trees;
+    };
+    b.aggregator = load_trees("aggregator");
     std::set<std::string> maths;
     for (const auto& v : m.at("compute_maths")) maths.insert(v.get<std::string>());
     std::set<std::string> measured;  // optional: bundles before it shrink every learned op time
     if (m.contains("compute_measured"))
       for (const auto& v : m.at("compute_measured")) measured.insert(v.get<std::string>());
-    b.compute = std::make_unique<LearnedOpModel>(load_booster("compute"), maths, measured);
-    b.communication = std::make_unique<LearnedCollectiveModel>(load_booster("communication"));
+    b.compute = std::make_unique<LearnedOpModel>(load_trees("compute"), maths, measured);
+    b.communication = std::make_unique<LearnedCollectiveModel>(load_trees("communication"));
     b.log_q_low = m.at("interval").at("log_q_low").get<double>();
     b.log_q_high = m.at("interval").at("log_q_high").get<double>();
     require(std::isfinite(b.log_q_low) && std::isfinite(b.log_q_high) && b.log_q_low <= b.log_q_high, manifest_path,
@@ -152,6 +194,8 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
 }
 
 void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files) {
+  std::map<std::string, std::string> trees;  // flattened before anything is written: refusals leave no debris
+  for (const auto& [key, text] : files) trees[key] = TreeEnsemble::from_xgboost_ubj(text, key + ".ubj").serialize();
   const fs::path target(dir);
   const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
   std::error_code ec;
@@ -162,6 +206,8 @@ void write_bundle(const std::string& dir, nlohmann::json manifest, const std::ma
     const std::string name = key + ".ubj";
     manifest["files"][key] = {{"path", name}, {"sha256", sha256_hex(text)}};
     std::ofstream(tmp / name, std::ios::binary) << text;
+    manifest["trees"][key] = {{"path", key + ".trees"}, {"sha256", sha256_hex(trees[key])}};
+    std::ofstream(tmp / (key + ".trees"), std::ios::binary) << trees[key];
   }
   const std::string manifest_text = manifest.dump(2) + "\n";
   std::ofstream(tmp / "manifest.json", std::ios::binary) << manifest_text;

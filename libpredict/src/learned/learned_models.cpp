@@ -1,6 +1,7 @@
 #include "ptp/predict/learned/learned_models.hpp"
 
 #include <cmath>
+#include <cstring>
 
 namespace ptp {
 
@@ -71,29 +72,32 @@ bool LearnedOpModel::launches_of(const Op& op, const ResolvedJob& job, bool back
   return true;
 }
 
-void LearnedOpModel::prepare(const ResolvedJob& job) const {
-  // Warms the cache with one batched prediction over the whole-model ops; sharded, staged or
-  // recomputed copies of them with other shapes are predicted on first use in seconds().
-  DenseMatrix x;
-  std::vector<OpShape> launches;
-  if (cache_.size() > kMaxCachedRows) cache_.clear();
-  std::vector<std::string> keys;
-  for (const auto& op : job.workload.ops) {
-    for (bool backward : {false, true}) {
-      if (!launches_of(op, job, backward, launches)) break;
-      for (const auto& s : launches) {
-        auto row = op_features(s, *job.gpu);
-        std::string key = row_key(row);
-        if (cache_.count(key)) continue;
-        cache_.emplace(key, 0.f);  // placeholder until the batch is predicted
-        keys.push_back(std::move(key));
-        x.add_row(row);
-      }
-    }
+LearnedOpModel::ShapeKey LearnedOpModel::shape_key(const OpShape& s, const GpuSpec* gpu) {
+  ShapeKey key;
+  std::memset(static_cast<void*>(&key), 0, sizeof key);  // padding too: keys compare and hash as bytes
+  key.gpu = gpu;
+  const double v[6] = {s.m, s.n, s.k, s.batch, s.flops, s.bytes};
+  std::memcpy(key.shape, v, sizeof v);
+  key.valid = s.op_class.size() < sizeof key.op_class && s.math.size() < sizeof key.math;
+  if (key.valid) {
+    std::memcpy(key.op_class, s.op_class.data(), s.op_class.size());
+    std::memcpy(key.math, s.math.data(), s.math.size());
   }
-  if (keys.empty()) return;
-  const auto fresh = booster_.predict(x);
-  for (std::size_t i = 0; i < keys.size(); ++i) cache_[keys[i]] = fresh[i];
+  return key;
+}
+
+std::size_t LearnedOpModel::ShapeKeyHash::operator()(const ShapeKey& k) const {
+  std::uint64_t words[sizeof(ShapeKey) / 8], h = 0x9e3779b97f4a7c15ull;
+  std::memcpy(words, &k, sizeof words);
+  for (std::uint64_t w : words) h = (h ^ w) * 0x100000001b3ull + (h >> 29);
+  return static_cast<std::size_t>(h);
+}
+
+bool LearnedOpModel::ShapeKey::operator==(const ShapeKey& o) const { return std::memcmp(this, &o, sizeof o) == 0; }
+
+void LearnedOpModel::prepare(const ResolvedJob&) const {
+  // A new job: its GPU may be a catalog entry at an address an earlier, freed entry had.
+  launch_memo_.clear();
 }
 
 double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const {
@@ -102,15 +106,30 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backwa
   thread_local std::vector<OpShape> launches;
   if (!launches_of(op, job, backward, launches)) return -1;
   if (cache_.size() > kMaxCachedRows) cache_.clear();
+  if (launch_memo_.size() > kMaxCachedRows) launch_memo_.clear();
   double t = 0;
   bool measured = true;
   for (const auto& s : launches) {
-    measured = measured && measured_.count(measured_key(job.gpu->id, s)) > 0;
-    const auto row = op_features(s, *job.gpu);
-    const std::string key = row_key(row);
-    auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(row)).first;
-    t += op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
+    // Repeated layers and their shards ask for the same launches: the memo skips the features.
+    const ShapeKey memo_key = shape_key(s, job.gpu);
+    auto memo = memo_key.valid ? launch_memo_.find(memo_key) : launch_memo_.end();
+    if (memo == launch_memo_.end()) {
+      LaunchAnswer a;
+      a.measured = measured_.count(measured_key(job.gpu->id, s)) > 0;
+      const auto row = op_features(s, *job.gpu);
+      const std::string key = row_key(row);
+      auto it = cache_.find(key);
+      if (it == cache_.end()) it = cache_.emplace(key, trees_.predict_one(row)).first;
+      a.seconds = op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
+      if (!memo_key.valid) {
+        measured = measured && a.measured;
+        t += a.seconds;
+        continue;
+      }
+      memo = launch_memo_.emplace(memo_key, a).first;
+    }
+    measured = measured && memo->second.measured;
+    t += memo->second.seconds;
   }
   // Off the measured GPU x math pairs, shrink the learned time toward the analytical op time
   // (geometric mean at kLearnedOpWeight): there the trees extrapolate from other GPUs' kernels.
@@ -130,7 +149,7 @@ double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob
   const auto features = collective_features(c, *job.gpu, job.fabric);
   const std::string key = row_key(features);
   auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(key, booster_.predict_one(features)).first;
+  if (it == cache_.end()) it = cache_.emplace(key, trees_.predict_one(features)).first;
   return bound * std::exp(static_cast<double>(it->second));
 }
 

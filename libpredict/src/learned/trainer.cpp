@@ -11,11 +11,13 @@
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/calibration.hpp"
+#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/calibration_eval.hpp"
 #include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/training_data.hpp"
+#include "ptp/predict/learned/tree_ensemble.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
@@ -202,7 +204,10 @@ TrainResult train_bundle(const TrainOptions& o) {
     metrics["compute"]["leave_one_gpu_out_by_math"] = by_math;
     metrics["compute"]["gpus"] = std::set<std::string>(op_set.gpu.begin(), op_set.gpu.end());
   }
-  auto compute = std::make_unique<LearnedOpModel>(Booster::train(op_set.x, op_set.y, op_feature_names(), op_params),
+  // The levels compose runs below through their flattened trees, as ptp-predict will.
+  if (o.on_training_rows) o.on_training_rows("compute", op_set.x);
+  const std::string compute_bytes = Booster::train(op_set.x, op_set.y, op_feature_names(), op_params).save_ubj();
+  auto compute = std::make_unique<LearnedOpModel>(TreeEnsemble::from_xgboost_ubj(compute_bytes, "compute"),
                                                   op_set.maths, op_set.measured_pairs);
   if (o.cross_validate) o.log("compute model: " + metrics["compute"].dump());
 
@@ -235,8 +240,10 @@ TrainResult train_bundle(const TrainOptions& o) {
     metrics["communication"] = {{"rows", cy.size()}, {"kfold", to_json(error_stats(ape_of(cmeasured, pred)))},
                                 {"ring_bound", to_json(error_stats(ape_of(cmeasured, cbound)))}};
   }
+  if (o.on_training_rows) o.on_training_rows("communication", cx);
+  const std::string comm_bytes = Booster::train(cx, cy, collective_feature_names(), comm_params).save_ubj();
   auto communication =
-      std::make_unique<LearnedCollectiveModel>(Booster::train(cx, cy, collective_feature_names(), comm_params));
+      std::make_unique<LearnedCollectiveModel>(TreeEnsemble::from_xgboost_ubj(comm_bytes, "communication"));
   if (o.cross_validate) o.log("communication model: " + metrics["communication"].dump());
 
   // Aggregator level: one row per run, composed from the lower levels.
@@ -281,14 +288,12 @@ TrainResult train_bundle(const TrainOptions& o) {
     rows.push_back(std::move(row));
   }
   // Composing each run through the learned lower levels is the expensive part; rows are
-  // independent, so worker threads each take every n-th row with their own booster copies.
-  const std::string compute_bytes = compute->booster().save_ubj();
-  const std::string comm_bytes = communication->booster().save_ubj();
+  // independent, so worker threads each take every n-th row with their own models (their caches).
   const int workers = std::max(1, std::min(o.threads, 8));  // composing rows and training CV folds
   {
     auto work = [&](int w) {
-      LearnedOpModel op_model(Booster::load(compute_bytes, "compute"), compute->maths(), compute->measured());
-      LearnedCollectiveModel comm_model(Booster::load(comm_bytes, "communication"));
+      LearnedOpModel op_model(compute->trees(), compute->maths(), compute->measured());
+      LearnedCollectiveModel comm_model(communication->trees());
       AnalyticalConstants k = analytical_k;
       k.op_model = &op_model;
       k.collective_model = &comm_model;
@@ -444,6 +449,7 @@ TrainResult train_bundle(const TrainOptions& o) {
                          {"log_q_high", interval.log_q_high}};
 
   // Final boosters on all rows.
+  if (o.on_training_rows) o.on_training_rows("aggregator", o.blind ? bx : ax);
   const Booster final_aggregator = o.blind ? Booster::train(bx, by, run_feature_names(true), agg)
                                            : Booster::train(ax, ay, run_feature_names(false), agg);
   std::set<std::string> precisions_seen(precisions.begin(), precisions.end());

@@ -1,17 +1,15 @@
 #pragma once
-// RAII wrapper over the XGBoost C API. XGBoost errors (multi-line, with stack traces) become one-line
-// exceptions; nothing else in ptp touches the C API.
+// RAII wrapper over the XGBoost C API, for training (target ptp::train): ptp-predict answers from the
+// flattened trees (tree_ensemble.hpp) and does not link XGBoost. XGBoost errors (multi-line, with
+// stack traces) become one-line exceptions; nothing else in ptp touches the C API.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "ptp/predict/learned/dense_matrix.hpp"
+
 namespace ptp {
 
-struct DenseMatrix {
-  std::size_t rows = 0, cols = 0;
-  std::vector<float> values;  // row-major
-  void add_row(const std::vector<float>& row);
-};
 
 struct BoosterParams {
   int rounds = 300;

@@ -1,16 +1,20 @@
 #pragma once
 // A trained model bundle: a directory with manifest.json (schema version, feature names, training-data
-// hashes, metrics, interval calibration, versions, the SHA-256 of every booster file) and
-// CHECKSUM (the SHA-256 of manifest.json). Loading verifies both and refuses anything that does not
-// match, so a corrupted or foreign bundle never answers.
+// hashes, metrics, interval calibration, versions, the SHA-256 of every file) and CHECKSUM (the
+// SHA-256 of manifest.json). Each level is there twice: `files.<level>` is XGBoost's booster (UBJ,
+// the training reference) and `trees.<level>` its flattened form (tree_ensemble.hpp), which is all
+// ptp-predict reads. Loading verifies the manifest and every file it reads and refuses anything that
+// does not match, so a corrupted or foreign bundle never answers. A bundle without `trees` (written
+// before they existed) is refused with one line asking to retrain: ptp-predict has no XGBoost to
+// fall back on.
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 #include "ptp/predict/analytical.hpp"
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/learned_models.hpp"
+#include "ptp/predict/learned/tree_ensemble.hpp"
 
 namespace ptp {
 
@@ -31,14 +35,14 @@ class LearnedBundle {
   // Falls back to `analytical` (with a warning) when the job is outside what the bundle learned.
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base) const;
   const std::string& dir() const { return dir_; }
-  const nlohmann::json& manifest() const { return manifest_; }
+  const nlohmann::json& manifest() const { return manifest_; }  // without "metrics" (read manifest.json for those)
 
   // Pieces used by the trainer as well.
   static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);
 
   std::unique_ptr<LearnedOpModel> compute;
   std::unique_ptr<LearnedCollectiveModel> communication;
-  Booster aggregator;
+  TreeEnsemble aggregator;
   double log_q_low = 0, log_q_high = 0;  // conformal residual quantiles (10 %, 90 %)
   std::set<std::string> trained_models;  // the models the aggregator has runs of
   double unseen_model_correction_share = 1.0;  // applied to every other model's learned correction
@@ -48,8 +52,8 @@ class LearnedBundle {
   nlohmann::json manifest_;
 };
 
-// Writes boosters + manifest into a temporary sibling directory and renames it over `dir`, so a
-// failure never leaves a half-written bundle.
+// Writes boosters (UBJ bytes by level), their flattened trees and the manifest into a temporary
+// sibling directory and renames it over `dir`, so a failure never leaves a half-written bundle.
 void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files);
 
 }  // namespace ptp

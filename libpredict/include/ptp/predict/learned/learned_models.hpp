@@ -6,8 +6,8 @@
 #include <unordered_map>
 
 #include "ptp/predict/analytical.hpp"
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/features.hpp"
+#include "ptp/predict/learned/tree_ensemble.hpp"
 
 namespace ptp {
 
@@ -30,32 +30,49 @@ class LearnedOpModel : public OpTimeModel {
   // measured: "<gpu id>|<math>" pairs (math "memory" for memory-bound classes) with kernel rows in the
   // training data. There the learned time stands alone; elsewhere it is an extrapolation to a GPU
   // or math mode the kernels never ran on, and is shrunk toward the analytical time.
-  LearnedOpModel(Booster booster, std::set<std::string> maths, std::set<std::string> measured = {})
-      : booster_(std::move(booster)), maths_(std::move(maths)), measured_(std::move(measured)) {}
-  // Predicts the job's whole-model ops in one batch (an optional warm-up of the cache).
+  LearnedOpModel(TreeEnsemble trees, std::set<std::string> maths, std::set<std::string> measured = {})
+      : trees_(std::move(trees)), maths_(std::move(maths)), measured_(std::move(measured)) {}
+  // Call before composing each job: starts the job's memo of launch answers.
   void prepare(const ResolvedJob& job) const;
   double seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const override;
   const std::set<std::string>& maths() const { return maths_; }
   const std::set<std::string>& measured() const { return measured_; }
-  const Booster& booster() const { return booster_; }
+  const TreeEnsemble& trees() const { return trees_; }
 
  private:
-  Booster booster_;
+  TreeEnsemble trees_;
   // The launches the compute model answers for one op, at its trained math (false: it declines).
   bool launches_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) const;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
   std::set<std::string> measured_;
   mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
+  // One job's launches by shape (no strings to build, no features to compute on a hit).
+  struct ShapeKey {
+    const GpuSpec* gpu;
+    double shape[6];  // m, n, k, batch, flops, bytes
+    char op_class[16], math[8];
+    bool valid;  // names fit the arrays (always, for the classes and maths op_shape_of makes)
+    bool operator==(const ShapeKey& o) const;
+  };
+  struct ShapeKeyHash {
+    std::size_t operator()(const ShapeKey& k) const;
+  };
+  struct LaunchAnswer {
+    double seconds = 0;  // learned launch time
+    bool measured = false;
+  };
+  static ShapeKey shape_key(const OpShape& s, const GpuSpec* gpu);
+  mutable std::unordered_map<ShapeKey, LaunchAnswer, ShapeKeyHash> launch_memo_;
 };
 
 class LearnedCollectiveModel : public CollectiveTimeModel {
  public:
-  explicit LearnedCollectiveModel(Booster booster) : booster_(std::move(booster)) {}
+  explicit LearnedCollectiveModel(TreeEnsemble trees) : trees_(std::move(trees)) {}
   double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const override;
-  const Booster& booster() const { return booster_; }
+  const TreeEnsemble& trees() const { return trees_; }
 
  private:
-  Booster booster_;
+  TreeEnsemble trees_;
   mutable std::unordered_map<std::string, float> cache_;
 };
 

@@ -1,12 +1,13 @@
 #pragma once
-// SHA-256 for bundle checksums and training-data hashes. OpenSSL's libcrypto does the hashing: its
-// SHA-NI/AVX2 code is ~10x faster than a portable loop, and every learned prediction verifies ~1 MB
-// of boosters before it starts.
+// SHA-256 for bundle checksums and training-data hashes (own implementation, SHA extensions when the
+// CPU has them: see sha256.cpp for why not OpenSSL).
+#include <cstddef>
 #include <string>
 
 namespace ptp {
 
-std::string sha256_hex(const std::string& data);
+std::string sha256_hex(const char* data, std::size_t size);
+inline std::string sha256_hex(const std::string& data) { return sha256_hex(data.data(), data.size()); }
 std::string sha256_file(const std::string& path);  // throws InputError when unreadable
 
 }  // namespace ptp

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ptp/predict/learned/dense_matrix.hpp"
+
 namespace ptp {
 
 struct TrainOptions {
@@ -17,6 +19,9 @@ struct TrainOptions {
   int threads = 2;
   bool cross_validate = true;
   std::function<void(const std::string&)> log = [](const std::string&) {};
+  // Optional: each level's final training rows ("compute", "communication", "aggregator"), as the
+  // shipped booster was fit on them (tests compare the flattened trees with XGBoost there).
+  std::function<void(const std::string& level, const DenseMatrix& rows)> on_training_rows;
 };
 
 struct TrainResult {
