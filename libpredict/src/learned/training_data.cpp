@@ -262,6 +262,7 @@ Table<RunRecord> load_runs(const std::string& path) {
     if (r.task == "finetune_lora") {
       j.finetune.method = "lora";
       j.finetune.rank = to_lower(csv.text(row, "framework")).find("automodel") != std::string::npos ? 8 : 32;
+      j.finetune.targets = {"attention", "mlp"};
     }
     // Optimizers the sources' training scripts use (DLE ConvNets: SGD momentum; BERT: LAMB).
     if (j.model.rfind("resnet", 0) == 0 || j.model.rfind("resnext", 0) == 0 || j.model.rfind("se-resnext", 0) == 0 ||
