@@ -193,3 +193,33 @@ TEST_CASE("search: space files are validated like job specs", "[search]") {
   refused("- precision\n", "expected a mapping");
   refused("batch_tokens: [1024]\n", "give exactly one of batch_size and batch_tokens");
 }
+
+TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]") {
+  const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
+  const JobSpec base = load_job_spec(file);
+  const SearchSpace space = space_for(file,
+                                      "precision: [amp_bf16, fp8]\n"
+                                      "parallelism.tensor: [1, 2, 4]\n"
+                                      "parallelism.pipeline: [1, 2, 4]\n"
+                                      "sharding: [none, zero1, fsdp]\n"
+                                      "batch_size: [2, 4, 8, 16]\n",
+                                      learned());
+  SearchOptions opt;
+  opt.top = 25;
+  const SearchResult one = run_search(base, space, opt, learned(), nullptr);
+  for (int threads : {2, 3}) {
+    opt.threads = threads;
+    const SearchResult many = run_search(base, space, opt, learned(), nullptr);
+    INFO(threads << " threads");
+    CHECK(many.configurations == one.configurations);
+    CHECK(many.invalid == one.invalid);
+    CHECK(many.no_fit == one.no_fit);
+    CHECK(many.ranked == one.ranked);
+    REQUIRE(many.rows.size() == one.rows.size());
+    for (std::size_t i = 0; i < one.rows.size(); ++i) {
+      CHECK(many.rows[i].config == one.rows[i].config);
+      CHECK(many.rows[i].objective == one.rows[i].objective);
+      CHECK(many.rows[i].prediction.iteration_s == one.rows[i].prediction.iteration_s);
+    }
+  }
+}

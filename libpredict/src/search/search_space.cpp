@@ -1,6 +1,7 @@
 // The space a search walks: the default axes for a job, or SPACE.yaml's lists replacing them. Values
 // are kept as canonical --set text so a row's flags reproduce it exactly through the ordinary path.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -59,6 +60,16 @@ std::vector<std::string> micro_batches(const JobSpec& base, const ResolvedJob& r
   return out;
 }
 
+// The job parser's message names the job file (and no line: --set values have none); the space file
+// is what the user must fix, so its location replaces the job's.
+std::string without_location(std::string message, const std::string& job_file) {
+  if (message.rfind(job_file, 0) != 0) return message;
+  std::size_t i = job_file.size();
+  while (i < message.size() && (message[i] == ':' || std::isdigit(static_cast<unsigned char>(message[i])))) ++i;
+  if (message.compare(i, 1, " ") == 0) ++i;
+  return message.substr(i);
+}
+
 }  // namespace
 
 const std::vector<std::string>& searchable_keys() {
@@ -108,6 +119,8 @@ SearchSpace parse_search_space(const std::string& text, const std::string& path,
                                const std::string& job_file, const std::vector<Override>& overrides,
                                const Predictor& predictor) {
   const auto doc = YamlReader::load_string(text, path);
+  if (!doc.node().IsDefined() || doc.node().IsNull())
+    throw InputError(path, 0, 0, "", "empty document, expected a mapping of spec keys to lists of values");
   if (!doc.is_map())
     doc.fail("expected a mapping of spec keys to lists of values (e.g. precision: [bf16, fp8])");
   doc.check_keys(searchable_keys());
@@ -136,7 +149,7 @@ SearchSpace parse_search_space(const std::string& text, const std::string& path,
         if (key == "cluster.gpu") predictor.catalogs().gpus().get(parsed.cluster.gpu, "");
         if (key == "cluster.inter_node") predictor.catalogs().fabrics().get(parsed.cluster.inter_node, "");
       } catch (const InputError& e) {
-        item.fail("value '" + raw + "': " + e.what());
+        item.fail("value '" + raw + "': " + without_location(e.what(), job_file));
       }
       const std::string canonical = field.get(parsed);
       if (std::find(values.begin(), values.end(), canonical) != values.end())
