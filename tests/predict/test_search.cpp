@@ -20,9 +20,10 @@ const Predictor& analytical() {
   static const Predictor p(configs(), "", false);
   return p;
 }
+// Never destroyed: XGBoost's boosters crash when freed from an exit handler after its own statics.
 const Predictor& learned() {
-  static const Predictor p(configs(), default_bundle_dir(configs()), true);
-  return p;
+  static const Predictor* p = new Predictor(configs(), default_bundle_dir(configs()), true);
+  return *p;
 }
 
 struct Brute {

@@ -1,4 +1,4 @@
-// ptp-predict --search end to end: the shipped jobs in every format, rows reproducible with their
+// ptp-predict --search end to end (test names must not start with "--": ctest passes them as arguments): the shipped jobs in every format, rows reproducible with their
 // --set flags, budgets on the best row, and bad input refused.
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -17,10 +17,14 @@ std::string job(const std::string& name) { return source_path("configs/jobs/" + 
 long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 }  // namespace
 
-TEST_CASE("--search on the shipped LLM and CNN jobs, every format", "[cli][search]") {
+TEST_CASE("search CLI: the shipped LLM and CNN jobs, every format", "[cli][search]") {
   for (const std::string name : {"gpt2-xl-bf16-32xh100.yaml", "resnet50-amp-8xa100.yaml"}) {
     INFO(name);
-    const auto table = run_command(predict(job(name) + " --search --top 3"));
+    // The default space (seconds per job) once, in json; the other formats on a small space.
+    const std::string space = std::filesystem::temp_directory_path() / "ptp-search-formats-space.yaml";
+    std::ofstream(space) << "precision: [amp_bf16, amp_fp16]\nsharding: [none, zero1]\n";
+    const std::string small = " --space " + space;
+    const auto table = run_command(predict(job(name) + " --search --top 3" + small));
     CHECK(table.exit_code == 0);
     CHECK_THAT(table.out, Catch::Contains("speed-up"));
     CHECK_THAT(table.out, Catch::Contains("reproduce a row"));
@@ -34,11 +38,11 @@ TEST_CASE("--search on the shipped LLM and CNN jobs, every format", "[cli][searc
     CHECK(j["rows"][0]["rank"] == 1);
     CHECK(j["rows"][0]["objective_value"].get<double>() <= j["rows"][1]["objective_value"].get<double>());
     CHECK(j["rows"][0]["speedup_vs_job"].get<double>() >= 1.0);  // the job as written is in the space
-    const auto jsonl = run_command(predict(job(name) + " --search --top 3 --format jsonl"));
+    const auto jsonl = run_command(predict(job(name) + " --search --top 3 --format jsonl" + small));
     CHECK(jsonl.exit_code == 0);
     CHECK(lines(jsonl.out) == 3);
     CHECK_THAT(jsonl.err, Catch::Contains("configurations:"));
-    const auto csv = run_command(predict(job(name) + " --search --top 3 --format csv"));
+    const auto csv = run_command(predict(job(name) + " --search --top 3 --format csv" + small));
     CHECK(csv.exit_code == 0);
     CHECK(lines(csv.out) == 4);
 
@@ -54,7 +58,7 @@ TEST_CASE("--search on the shipped LLM and CNN jobs, every format", "[cli][searc
   }
 }
 
-TEST_CASE("--search on the 256-GPU Llama 3 70B job ranks fitting layouts", "[cli][search]") {
+TEST_CASE("search CLI: the 256-GPU Llama 3 70B job ranks fitting layouts", "[cli][search]") {
   const auto r = run_command(predict(job("llama3-70b-fp8-256xh100.yaml") + " --search --top 5 --format json"));
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -64,17 +68,20 @@ TEST_CASE("--search on the 256-GPU Llama 3 70B job ranks fitting layouts", "[cli
   CHECK(j["search"]["invalid"].get<long>() > 0);
 }
 
-TEST_CASE("--search budgets apply to the best row", "[cli][search]") {
-  const std::string gpt = job("gpt2-xl-bf16-32xh100.yaml");
-  CHECK(run_command(predict(gpt + " --search --top 2 --max-hours 100000")).exit_code == 0);
-  const auto over = run_command(predict(gpt + " --search --top 2 --max-hours 0.001"));
+TEST_CASE("search CLI: budgets apply to the best row", "[cli][search]") {
+  const std::string space = std::filesystem::temp_directory_path() / "ptp-search-budget-space.yaml";
+  std::ofstream(space) << "precision: [amp_bf16, fp8]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n";
+  const std::string gpt = job("gpt2-xl-bf16-32xh100.yaml") + " --search --space " + space;
+  CHECK(run_command(predict(gpt + " --top 2 --max-hours 100000")).exit_code == 0);
+  const auto over = run_command(predict(gpt + " --top 2 --max-hours 0.001"));
   CHECK(over.exit_code == 3);
   CHECK(lines(over.err) == 1);  // one verdict: the best row's
   CHECK_THAT(over.err, Catch::Contains("over budget"));
-  CHECK(run_command(predict(gpt + " --search --objective cost --max-cost 0.01")).exit_code == 3);
+  CHECK(run_command(predict(gpt + " --objective cost --max-cost 0.01")).exit_code == 3);
+  std::filesystem::remove(space);
 }
 
-TEST_CASE("--search with a space file", "[cli][search]") {
+TEST_CASE("search CLI: a space file", "[cli][search]") {
   const std::string dir = std::filesystem::temp_directory_path() / "ptp-search-cli";
   std::filesystem::create_directories(dir);
   const std::string space = dir + "/space.yaml";
@@ -89,7 +96,7 @@ TEST_CASE("--search with a space file", "[cli][search]") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("--search bad input: exit 2, one line, nothing on stdout", "[cli][search]") {
+TEST_CASE("search CLI: bad input: exit 2, one line, nothing on stdout", "[cli][search]") {
   const std::string gpt = job("gpt2-xl-bf16-32xh100.yaml");
   for (const std::string& args :
        {gpt + " --search --objective speed", gpt + " --top 3", gpt + " --search --top 0",
@@ -101,4 +108,29 @@ TEST_CASE("--search bad input: exit 2, one line, nothing on stdout", "[cli][sear
     CHECK(r.out.empty());
     CHECK(lines(r.err) == 1);
   }
+}
+
+TEST_CASE("search CLI: --calibrate ranks calibrated predictions", "[cli][search]") {
+  const std::string dir = source_path("tests/data/calibration");
+  const std::string space = std::filesystem::temp_directory_path() / "ptp-search-cal-space.yaml";
+  std::ofstream(space) << "precision: [amp_fp16, amp_bf16]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n"
+                          "parallelism.context: [1]\nbatch_size: [8, 16, 32]\n";
+  const auto r = run_command(predict(dir + "/bert-8xa100.yaml --search --top 3 --format json --space " + space +
+                                     " --calibrate " + dir + "/measured.csv"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["job"].contains("calibration"));
+  REQUIRE(!j["rows"].empty());
+  for (const auto& row : j["rows"]) {
+    REQUIRE(row["prediction"].contains("calibration"));
+    // The ranked value is the calibrated one, and the same flags with --calibrate reproduce it.
+    std::string flags;
+    for (const auto& f : row["set"]) flags += " --set " + f.get<std::string>();
+    const auto one = run_command(predict(dir + "/bert-8xa100.yaml" + flags + " --format json --calibrate " + dir +
+                                         "/measured.csv"));
+    REQUIRE(one.exit_code == 0);
+    CHECK(nlohmann::json::parse(one.out)["iteration"]["seconds"].get<double>() ==
+          row["prediction"]["iteration"]["seconds"].get<double>());
+  }
+  std::filesystem::remove(space);
 }
