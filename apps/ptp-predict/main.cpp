@@ -27,6 +27,25 @@ int main(int argc, char** argv) {
   app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
   app.add_option("--calibrate", req.calibrate_path,
                  "MEASURED.csv (columns job, step_time_s): fit the prediction to your stack's measured steps");
+  std::string objective = "time";
+  auto* search = app.add_flag("--search", req.search,
+                              "rank configurations around the job (precision, layout, sharding, recompute, micro-batch "
+                              "at a fixed global batch) that fit in memory; --format json prints one object "
+                              "{search: counts, job, rows: [...]}, jsonl/csv one record per row");
+  app.add_option("--objective", objective, "what --search minimises: time | cost | gpu_hours (default time)")
+      ->check(CLI::IsMember({"time", "cost", "gpu_hours"}))
+      ->needs(search);
+  app.add_option("--top", req.search_options.top, "rows --search prints (default 10)")
+      ->check(CLI::Range(1, 100000))
+      ->needs(search);
+  app.add_option("--space", req.search_options.space_path,
+                 "SPACE.yaml for --search: spec keys (as for --set) mapped to lists of values, each list replacing "
+                 "the default axis (e.g. precision: [bf16, fp8]; cluster.num_gpus and cluster.gpu only when listed)")
+      ->needs(search);
+  app.add_option("--threads", req.search_options.threads,
+                 "threads for --search (default 1); rows are identical for any count")
+      ->check(CLI::Range(1, 256))
+      ->needs(search);
   app.add_option("--bundle", bundle, "learned model bundle directory (default: models/default when present)");
   app.add_flag("--analytical", analytical, "ignore any learned bundle");
   app.add_option("--config-dir", config_dir, "configs/ directory (GPU catalog, fabrics, model zoo)");
@@ -43,6 +62,7 @@ int main(int argc, char** argv) {
     for (const auto& s : sweeps) req.sweeps.push_back(ptp::parse_sweep_axis(s));
     if (max_hours >= 0) req.max_hours = max_hours;
     if (max_cost >= 0) req.max_cost = max_cost;
+    req.search_options.objective = ptp::parse_search_objective(objective);
     if (bundle.empty() && !analytical) bundle = ptp::default_bundle_dir(config_dir);
     const ptp::Predictor predictor(config_dir, bundle, !analytical);
     const auto out = ptp::run_predictions(req, predictor);

@@ -68,11 +68,40 @@ Calibrator calibrate(const std::string& csv_path, const Predictor& predictor) {
 
 }  // namespace
 
+void check_budgets(const PredictRequest& req, const std::vector<const Prediction*>& predictions, PredictOutcome& out) {
+  for (const Prediction* pp : predictions) {
+    const auto& p = *pp;
+    if (!p.valid) continue;
+    std::string label = p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
+    if (req.max_hours) {
+      if (p.total_steps <= 0) throw InputError("--max-hours needs a run: (steps | epochs + dataset_size | tokens) in the job");
+      const double hours = p.total_seconds / 3600;
+      if (hours > *req.max_hours) {
+        out.exit_code = 3;
+        out.stderr_lines.push_back("over budget: " + label + " needs " + std::to_string(hours) + " h > --max-hours " +
+                                   std::to_string(*req.max_hours));
+      }
+    }
+    if (req.max_cost) {
+      if (p.total_steps <= 0 || !p.has_cost)
+        throw InputError("--max-cost needs run: and cost.usd_per_gpu_hour in the job");
+      if (p.cost_usd > *req.max_cost) {
+        out.exit_code = 3;
+        out.stderr_lines.push_back("over budget: " + label + " costs $" + std::to_string(p.cost_usd) +
+                                   " > --max-cost " + std::to_string(*req.max_cost));
+      }
+    }
+  }
+}
+
 PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predictor) {
   if (req.job_files.empty()) throw InputError("no job file given (usage: ptp-predict JOB.yaml [...])");
+  if (req.search && !req.sweeps.empty()) throw InputError("--search and --sweep cannot be combined (list the values in --space)");
+  if (req.search && !req.trace_path.empty()) throw InputError("--trace needs exactly one job (no search)");
   const auto combos = expand_sweeps(req.sweeps, req.job_files.size());
   std::optional<Calibrator> calibration;
   if (!req.calibrate_path.empty()) calibration = calibrate(req.calibrate_path, predictor);
+  if (req.search) return run_search_request(req, predictor, calibration ? &*calibration : nullptr);
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
   for (const auto& file : req.job_files) {
@@ -132,29 +161,9 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     out.trace_json = render_chrome_trace(p);
   }
 
-  for (const auto& r : rows) {
-    const auto& p = r.prediction;
-    if (!p.valid) continue;
-    std::string label = p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
-    if (req.max_hours) {
-      if (p.total_steps <= 0) throw InputError("--max-hours needs a run: (steps | epochs + dataset_size | tokens) in the job");
-      const double hours = p.total_seconds / 3600;
-      if (hours > *req.max_hours) {
-        out.exit_code = 3;
-        out.stderr_lines.push_back("over budget: " + label + " needs " + std::to_string(hours) + " h > --max-hours " +
-                                   std::to_string(*req.max_hours));
-      }
-    }
-    if (req.max_cost) {
-      if (p.total_steps <= 0 || !p.has_cost)
-        throw InputError("--max-cost needs run: and cost.usd_per_gpu_hour in the job");
-      if (p.cost_usd > *req.max_cost) {
-        out.exit_code = 3;
-        out.stderr_lines.push_back("over budget: " + label + " costs $" + std::to_string(p.cost_usd) +
-                                   " > --max-cost " + std::to_string(*req.max_cost));
-      }
-    }
-  }
+  std::vector<const Prediction*> predictions;
+  for (const auto& r : rows) predictions.push_back(&r.prediction);
+  check_budgets(req, predictions, out);
   return out;
 }
 

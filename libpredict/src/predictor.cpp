@@ -14,14 +14,19 @@ std::string default_bundle_dir(const std::string& config_dir) {
   return fs::is_regular_file(dir / "manifest.json", ec) ? dir.string() : std::string();
 }
 
-Predictor::Predictor(std::string config_dir, std::string bundle_dir, bool use_bundle) : catalogs_(config_dir) {
-  if (use_bundle && !bundle_dir.empty()) bundle_ = std::make_unique<LearnedBundle>(LearnedBundle::load(bundle_dir));
+Predictor::Predictor(std::string config_dir, std::string bundle_dir, bool use_bundle)
+    : config_dir_(config_dir), catalogs_(config_dir) {
+  if (use_bundle && !bundle_dir.empty()) {
+    bundle_ = std::make_unique<LearnedBundle>(LearnedBundle::load(bundle_dir));
+    bundle_dir_ = bundle_dir;
+  }
 }
 
 Predictor::~Predictor() = default;
 
-Prediction Predictor::predict(const JobSpec& job) const {
-  const ResolvedJob resolved = resolve_job(job, catalogs_);
+Prediction Predictor::predict(const JobSpec& job) const { return predict(resolve_job(job, catalogs_)); }
+
+Prediction Predictor::predict(const ResolvedJob& resolved) const {
   if (bundle_) return bundle_->predict(resolved, constants_);
   return predict_analytical(resolved, constants_);
 }

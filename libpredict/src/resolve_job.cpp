@@ -28,7 +28,7 @@ std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
 
 // Model-parallel layouts must cut the model where Megatron can: heads over TP ranks, blocks over
 // pipeline chunks, sequence chunks over CP ranks, experts over EP ranks.
-void validate_layout(const ResolvedJob& r) {
+void validate_layout(const ResolvedJob& r, const Workload& w) {
   const auto& j = r.job;
   const auto& par = j.parallelism;
   const auto& m = *r.model;
@@ -44,8 +44,8 @@ void validate_layout(const ResolvedJob& r) {
   if (std::fmod(heads, par.tensor) != 0)
     fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) + " attention heads of '" +
                                       m.id + "'");
-  const int blocks = count_blocks(r.workload);
   const int chunks = par.pipeline * par.virtual_pipeline;
+  const int blocks = par.pipeline > 1 ? count_blocks(w) : 0;  // walks every op: only when it matters
   if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).divisible)
     fail(j, par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",
          "the " + num(blocks) + " layers of '" + m.id + "' do not split into pipeline x virtual_pipeline = " +
@@ -66,7 +66,17 @@ void validate_layout(const ResolvedJob& r) {
 }
 }  // namespace
 
-ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
+std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p) {
+  if (g.sm_version() < p.min_compute_capability)
+    return p.id + " needs sm_" + std::to_string(p.min_compute_capability) + " or newer; " + g.id + " is sm_" +
+           std::to_string(g.sm_version()) + " (try " + (g.sm_version() >= 70 ? "amp_fp16" : "fp32") + ")";
+  if (p.gemm_math == "tf32" && !g.has_math("tf32")) return g.id + " has no TF32 tensor cores";
+  return "";
+}
+
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) { return resolve_job(job, catalogs, nullptr); }
+
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, const Workload* workload) {
   ResolvedJob r;
   r.job = job;
   const std::string where = job.file + ": cluster.gpu: ";
@@ -74,11 +84,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
   r.policy = &precision_policy(job.precision);
   const auto& g = *r.gpu;
   const auto& p = *r.policy;
-  if (g.sm_version() < p.min_compute_capability)
-    fail(job, "precision",
-         p.id + " needs sm_" + std::to_string(p.min_compute_capability) + " or newer; " + g.id + " is sm_" +
-             std::to_string(g.sm_version()) + " (try " + (g.sm_version() >= 70 ? "amp_fp16" : "fp32") + ")");
-  if (p.gemm_math == "tf32" && !g.has_math("tf32")) fail(job, "precision", g.id + " has no TF32 tensor cores");
+  if (const std::string why = precision_refusal(g, p); !why.empty()) fail(job, "precision", why);
 
   // Model: zoo id, YAML path or HF config.json.
   try {
@@ -127,6 +133,11 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
   BuildContext ctx;
   ctx.batch = rj.batch_size;
   ctx.seq_len = rj.seq_len;
+  if (workload) {  // validated before the copy: a search refuses most layouts it meets
+    validate_layout(r, *workload);
+    r.workload = *workload;
+    return r;
+  }
   try {
     r.workload = build_workload(*r.model, ctx);
   } catch (const InputError& e) {
@@ -138,7 +149,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) {
              r.model->family + " model");
   apply_finetune(r.workload, rj.finetune, job.file, r.model->id);
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
-  validate_layout(r);
+  validate_layout(r, r.workload);
   return r;
 }
 

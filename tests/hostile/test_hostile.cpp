@@ -21,6 +21,7 @@
 //               (files and trees) follow the edited files, "checksum": CHECKSUM text (default:
 //               correct), "remove": [names]}. Generated so feature-schema changes cannot stale them.
 //   calibrate/  ptp-predict fixtures/job.yaml --calibrate FILE --trace T
+//   space/      ptp-predict fixtures/job.yaml --search --space FILE
 //   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path,
 //               @HOSTILE@ = this folder);
 //               the input is the command line, so the message must name the flag, not the file
@@ -121,7 +122,7 @@ std::map<std::string, std::string> manifest() {
 }
 
 const std::vector<std::string> kKinds{"job",    "model", "hf_config", "gpu",  "fabric",   "bundle",
-                                      "args",   "sweep", "nccl",      "csv",  "calibrate"};
+                                      "args",   "sweep", "nccl",      "csv",  "calibrate", "space"};
 
 std::vector<std::string> corpus_files(const std::string& kind) {
   std::vector<std::string> files;
@@ -270,6 +271,8 @@ TEST_CASE("hostile corpus: ptp-predict refuses every file cleanly", "[hostile]")
         argv.insert(argv.end(), {fixture, "--config-dir", cfg.string(), "--set", ask, "--trace", trace});
       } else if (kind == "calibrate") {
         argv.insert(argv.end(), {fixture, "--calibrate", file, "--trace", trace});
+      } else if (kind == "space") {
+        argv.insert(argv.end(), {fixture, "--search", "--space", file});
       } else if (kind == "bundle") {
         const fs::path dir = scratch.path / fs::path(file).stem();
         make_bundle(dir, nlohmann::json::parse(slurp(file)));

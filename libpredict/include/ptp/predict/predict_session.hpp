@@ -8,6 +8,7 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/output.hpp"
 #include "ptp/predict/predictor.hpp"
+#include "ptp/predict/search.hpp"
 
 namespace ptp {
 
@@ -27,6 +28,9 @@ struct PredictRequest {
   // MEASURED.csv (--calibrate): measured steps of jobs like these; the fit corrects every prediction.
   // --set and --sweep edit the predicted jobs only: the CSV's jobs are what was measured.
   std::string calibrate_path;
+  // --search: rank the configurations of a space around the (one) job instead of predicting it.
+  bool search = false;
+  SearchOptions search_options;
 };
 
 struct PredictOutcome {
@@ -41,5 +45,12 @@ struct PredictOutcome {
 constexpr std::size_t kMaxSweepPoints = 100'000;
 
 PredictOutcome run_predictions(const PredictRequest& request, const Predictor& predictor);
+
+// --max-hours / --max-cost against these predictions: exit code 3 and a verdict line per overrun.
+void check_budgets(const PredictRequest& request, const std::vector<const Prediction*>& predictions,
+                   PredictOutcome& out);
+// The --search branch of run_predictions (search/search_session.cpp); budgets apply to the best row.
+PredictOutcome run_search_request(const PredictRequest& request, const Predictor& predictor,
+                                  const Calibrator* calibration);
 
 }  // namespace ptp

@@ -17,10 +17,16 @@ class Predictor {
   Predictor(std::string config_dir, std::string bundle_dir, bool use_bundle);
   ~Predictor();
   Prediction predict(const JobSpec& job) const;
+  Prediction predict(const ResolvedJob& job) const;  // a job already resolved against catalogs()
+  const AnalyticalConstants& constants() const { return constants_; }
   const Catalogs& catalogs() const { return catalogs_; }
   bool has_bundle() const { return bundle_ != nullptr; }
+  // What it was built from: a search thread builds its own (the learned levels cache per instance).
+  const std::string& config_dir() const { return config_dir_; }
+  const std::string& bundle_dir() const { return bundle_dir_; }
 
  private:
+  std::string config_dir_, bundle_dir_;
   Catalogs catalogs_;
   AnalyticalConstants constants_;
   std::unique_ptr<LearnedBundle> bundle_;

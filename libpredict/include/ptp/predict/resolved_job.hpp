@@ -44,5 +44,10 @@ struct ResolvedJob {
 };
 
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs);
+// The workload depends only on the model, the micro-batch and seq_len: a search resolving many
+// variants of one job passes the one it built for them (nullptr: build it).
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, const Workload* workload);
+// Why the GPU cannot train at this precision (too old for it, no TF32 tensor cores), or "".
+std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p);
 
 }  // namespace ptp

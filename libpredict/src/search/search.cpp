@@ -1,0 +1,252 @@
+// The search loop: every configuration of the space is edited into a copy of the parsed job, resolved
+// (reusing the workload of its micro-batch), checked for memory, and only then timed. Rows are kept
+// best-first by (objective, configuration text), so the ranking is the same in any enumeration order.
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <thread>
+#include <tuple>
+
+#include "../analytical/parallelism.hpp"
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/search.hpp"
+#include "ptp/vocab/error.hpp"
+#include "search_fields.hpp"
+
+namespace ptp {
+
+double search_objective_value(const Prediction& p, SearchObjective o) {
+  const bool run = p.total_steps > 0;
+  switch (o) {
+    case SearchObjective::cost:
+      if (!run || !p.has_cost) throw InputError("--objective cost needs run: and cost.usd_per_gpu_hour in the job");
+      return p.cost_usd;
+    case SearchObjective::gpu_hours:
+      // Without a run, GPU-seconds per sample rank the same way.
+      return run ? p.gpu_hours : p.num_gpus / p.samples_per_second;
+    default:
+      return run ? p.total_seconds : 1 / p.samples_per_second;
+  }
+}
+
+namespace {
+
+// Configurations one search may walk. The default space of a 1,024-GPU LLM is ~10^5; beyond 10^7 a
+// space file is a mistake (or an attack) that would run for hours.
+constexpr double kMaxSearchConfigurations = 1e7;
+
+// The workload is built once per (model, micro-batch, seq_len) the search meets.
+class WorkloadCache {
+ public:
+  explicit WorkloadCache(const Predictor& p) : predictor_(p) {}
+  ResolvedJob resolve(const JobSpec& job) {
+    const auto key = std::make_tuple(job.model, job.batch_size, job.batch_tokens, job.seq_len);
+    auto it = built_.find(key);
+    if (it != built_.end()) return resolve_job(job, predictor_.catalogs(), &it->second);
+    ResolvedJob r = resolve_job(job, predictor_.catalogs());
+    built_.emplace(key, r.workload);
+    return r;
+  }
+
+ private:
+  const Predictor& predictor_;
+  std::map<std::tuple<std::string, double, double, int>, Workload> built_;
+};
+
+std::string config_text(const std::vector<Override>& settings) {
+  std::string out;
+  for (const auto& [k, v] : settings) out += (out.empty() ? "" : " ") + std::string("--set ") + k + "=" + v;
+  return out;
+}
+
+bool better(const SearchRow& a, const SearchRow& b) {
+  if (a.objective != b.objective) return a.objective < b.objective;
+  return a.config < b.config;
+}
+
+// Walks the cross product of the axes (virtual_pipeline's values follow the pipeline depth).
+class Enumerator {
+ public:
+  Enumerator(const SearchSpace& s, int blocks) : space_(s), blocks_(blocks) {}
+
+  // Number of configurations, for the limit and the counts.
+  double count(const JobSpec& base) const {
+    double n = 1;
+    const SearchAxis* pipeline = nullptr;
+    for (const auto& a : space_.axes)
+      if (a.key == "parallelism.pipeline") pipeline = &a;
+    for (const auto& a : space_.axes) {
+      if (a.key == "parallelism.pipeline" || !a.per_pipeline) {
+        if (a.key == "parallelism.pipeline" && has_per_pipeline()) continue;
+        n *= static_cast<double>(a.values.size());
+        continue;
+      }
+      // pipeline x virtual_pipeline pairs
+      double pairs = 0;
+      JobSpec j = base;
+      const std::vector<std::string> pps =
+          pipeline ? pipeline->values : std::vector<std::string>{std::to_string(base.parallelism.pipeline)};
+      for (const auto& pp : pps) {
+        search_field("parallelism.pipeline").set(j, pp);
+        pairs += static_cast<double>(virtual_pipeline_values(j, blocks_).size());
+      }
+      n *= pairs;
+    }
+    return n;
+  }
+
+  // Calls f(settings) for every configuration.
+  template <class F>
+  void each(const JobSpec& base, F&& f) {
+    std::vector<Override> settings;
+    JobSpec job = base;
+    for (const auto& ov : space_.fixed) search_field(ov.first).set(job, ov.second);
+    walk(0, job, settings, f);
+  }
+
+ private:
+  bool has_per_pipeline() const {
+    return std::any_of(space_.axes.begin(), space_.axes.end(), [](const SearchAxis& a) { return a.per_pipeline; });
+  }
+
+  template <class F>
+  void walk(std::size_t i, JobSpec& job, std::vector<Override>& settings, F& f) {
+    if (i == space_.axes.size()) {
+      std::vector<Override> all = settings;
+      all.insert(all.end(), space_.fixed.begin(), space_.fixed.end());
+      f(job, all);
+      return;
+    }
+    const auto& axis = space_.axes[i];
+    const auto& field = search_field(axis.key);
+    const auto values = axis.per_pipeline ? virtual_pipeline_values(job, blocks_) : axis.values;
+    const JobSpec saved = job;
+    for (const auto& v : values) {
+      field.set(job, v);
+      settings.emplace_back(axis.key, v);
+      walk(i + 1, job, settings, f);
+      settings.pop_back();
+    }
+    job = saved;
+  }
+
+  const SearchSpace& space_;
+  int blocks_;
+};
+
+}  // namespace
+
+namespace {
+
+// One thread's share: every `stride`-th configuration from `first`, its counts and its best rows.
+struct Share {
+  std::size_t configurations = 0, invalid = 0, no_fit = 0, ranked = 0;
+  std::vector<SearchRow> best;  // sorted best-first, at most `top`
+};
+
+void keep(std::vector<SearchRow>& best, SearchRow row, std::size_t top) {
+  if (best.size() == top && !better(row, best.back())) return;
+  best.insert(std::upper_bound(best.begin(), best.end(), row, better), std::move(row));
+  if (best.size() > top) best.pop_back();
+}
+
+Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOptions& options, int blocks,
+                   const Predictor& predictor, const Calibrator* calibration, std::size_t first, std::size_t stride) {
+  Share share;
+  WorkloadCache cache(predictor);
+  Enumerator walk(space, blocks);
+  const auto top = static_cast<std::size_t>(options.top);
+  std::size_t index = 0;
+  walk.each(base, [&](const JobSpec& job, const std::vector<Override>& settings) {
+    if (index++ % stride != first) return;
+    ++share.configurations;
+    ResolvedJob r;
+    try {
+      r = cache.resolve(job);
+    } catch (const InputError&) {
+      ++share.invalid;
+      return;
+    }
+    // The prediction's own memory estimate (same function, same constants): no timing for what cannot fit.
+    if (!estimate_memory(r, predictor.constants()).fits) {
+      ++share.no_fit;
+      return;
+    }
+    SearchRow row;
+    row.prediction = predictor.predict(r);
+    if (!row.prediction.memory.fits) {  // cannot differ from the estimate; counted the same way if it did
+      ++share.no_fit;
+      return;
+    }
+    ++share.ranked;
+    if (calibration) calibration->apply(row.prediction);
+    row.objective = search_objective_value(row.prediction, options.objective);
+    row.settings = settings;
+    row.config = config_text(settings);
+    if (share.best.size() == top && !better(row, share.best.back())) return;
+    std::vector<Override> changed;
+    for (const auto& ov : settings)
+      if (search_field(ov.first).get(base) != ov.second) changed.push_back(ov);
+    row.changes = config_text(changed);
+    keep(share.best, std::move(row), top);
+  });
+  return share;
+}
+
+}  // namespace
+
+SearchResult run_search(const JobSpec& base, const SearchSpace& space, const SearchOptions& options,
+                        const Predictor& predictor, const Calibrator* calibration) {
+  if (options.top < 1) throw InputError("--top must be at least 1");
+  if (options.threads < 1 || options.threads > 256) throw InputError("--threads must be between 1 and 256");
+  SearchResult result;
+  result.objective = options.objective;
+  result.job_file = base.file;
+  for (const auto& a : space.axes) result.axes.push_back(a.key);
+
+  const int blocks = count_blocks(resolve_job(base, predictor.catalogs()).workload);
+  const double total = Enumerator(space, blocks).count(base);
+  if (total > kMaxSearchConfigurations)
+    throw InputError((space.file.empty() ? std::string("--search") : space.file) + ": the space has " +
+                     std::to_string(static_cast<long long>(std::min(total, 9e18))) +
+                     " configurations, more than the limit of " +
+                     std::to_string(static_cast<long long>(kMaxSearchConfigurations)) + "; list fewer values in --space");
+
+  // Threads take every n-th configuration, each with its own Predictor (the learned levels memoise
+  // per instance and are not shared across threads); the shares merge under the same total order,
+  // so the rows do not depend on the thread count.
+  const auto n = static_cast<std::size_t>(options.threads);
+  std::vector<Share> shares(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        const Predictor own(predictor.config_dir(), predictor.bundle_dir(), predictor.has_bundle());
+        shares[t] = search_share(base, space, options, blocks, own, calibration, t, n);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  try {
+    shares[0] = search_share(base, space, options, blocks, predictor, calibration, 0, n);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<SearchRow> best;
+  for (auto& s : shares) {
+    result.configurations += s.configurations;
+    result.invalid += s.invalid;
+    result.no_fit += s.no_fit;
+    result.ranked += s.ranked;
+    for (auto& row : s.best) keep(best, std::move(row), static_cast<std::size_t>(options.top));
+  }
+  result.rows = std::move(best);
+  return result;
+}
+
+}  // namespace ptp

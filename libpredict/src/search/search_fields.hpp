@@ -1,0 +1,25 @@
+#pragma once
+// The job-spec fields a search may vary, by their --set key. A value is kept as canonical text (what
+// `get` writes after the job spec parsed it), so `set` is an exact inverse and a search edits a
+// parsed JobSpec instead of re-parsing YAML for every configuration.
+#include <string>
+#include <vector>
+
+#include "ptp/predict/job_spec.hpp"
+
+namespace ptp {
+
+struct SearchField {
+  std::string key;
+  std::string (*get)(const JobSpec&);
+  void (*set)(JobSpec&, const std::string& canonical);
+};
+
+// In enumeration order: what changes the GPU and cluster first, the micro-batch last.
+const std::vector<SearchField>& search_fields();
+const SearchField& search_field(const std::string& key);  // key must be in search_fields()
+
+// Default virtual-pipeline values for the job's pipeline depth: divisors of blocks / pipeline, up to 8.
+std::vector<std::string> virtual_pipeline_values(const JobSpec& job, int blocks);
+
+}  // namespace ptp

@@ -1,0 +1,188 @@
+// Renderings of a search. json is one object (the counts and the ranked rows together); jsonl and csv
+// are one record per ranked row, each with the --set flags that reproduce it.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "ptp/predict/output.hpp"
+#include "ptp/predict/search.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t w, bool left) {
+  if (s.size() < w) s.insert(left ? s.size() : 0, w - s.size(), ' ');
+  return s;
+}
+
+double speedup(const SearchResult& r, const Prediction& p) {
+  return r.job.valid && r.job.samples_per_second > 0 ? p.samples_per_second / r.job.samples_per_second : 0;
+}
+
+std::string column_name(const std::string& key) {
+  static const std::vector<std::pair<std::string, std::string>> names = {
+      {"cluster.gpu", "GPU"}, {"cluster.num_gpus", "GPUs"}, {"cluster.gpus_per_node", "per node"},
+      {"cluster.inter_node", "fabric"}, {"parallelism.tensor", "TP"}, {"parallelism.pipeline", "PP"},
+      {"parallelism.virtual_pipeline", "VP"}, {"parallelism.context", "CP"}, {"parallelism.expert", "EP"},
+      {"sequence_parallel", "SP"}, {"activation_checkpointing", "recompute"}, {"batch_size", "micro-batch"},
+      {"batch_tokens", "micro-tokens"}, {"global_batch_size", "global batch"}};
+  for (const auto& [k, n] : names)
+    if (k == key) return n;
+  return key;
+}
+
+nlohmann::json flags_json(const std::vector<Override>& settings) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& [k, v] : settings) a.push_back(k + "=" + v);
+  return a;
+}
+
+nlohmann::json counts_json(const SearchResult& r) {
+  return {{"job", r.job_file},
+          {"objective", search_objective_name(r.objective)},
+          {"axes", r.axes},
+          {"configurations", r.configurations},
+          {"invalid", r.invalid},
+          {"no_fit", r.no_fit},
+          {"ranked", r.ranked},
+          {"shown", r.rows.size()}};
+}
+
+nlohmann::json row_json(const SearchResult& r, std::size_t i) {
+  const auto& row = r.rows[i];
+  return {{"rank", i + 1},
+          {"objective", search_objective_name(r.objective)},
+          {"objective_value", row.objective},
+          {"speedup_vs_job", speedup(r, row.prediction)},
+          {"set", flags_json(row.settings)},
+          {"changes", row.changes}};
+}
+
+std::string render_json_object(const SearchResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    auto j = row_json(r, i);
+    j["prediction"] = prediction_json(r.rows[i].prediction);
+    rows.push_back(std::move(j));
+  }
+  nlohmann::json out = {{"search", counts_json(r)}, {"job", prediction_json(r.job)}, {"rows", rows}};
+  return out.dump(2) + "\n";
+}
+
+std::string render_jsonl_rows(const SearchResult& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    auto j = prediction_json(r.rows[i].prediction);
+    j["search"] = row_json(r, i);
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+std::string render_csv_rows(const SearchResult& r) {
+  std::vector<std::string> header{"rank"};
+  for (const auto& a : r.axes) header.push_back(a);
+  for (const char* h : {"objective", "objective_value", "iteration_s", "total_seconds", "gpu_hours", "cost_usd",
+                        "memory.per_gpu_bytes", "memory.capacity_bytes", "mfu", "speedup_vs_job", "predictor.kind",
+                        "set"})
+    header.emplace_back(h);
+  std::string out = csv_line(header);
+  auto g = [](double v) { return fmt("%.6g", v); };
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    const auto& p = row.prediction;
+    std::vector<std::string> cells{std::to_string(i + 1)};
+    for (std::size_t a = 0; a < r.axes.size(); ++a) cells.push_back(row.settings[a].second);
+    const bool total = p.total_steps > 0;
+    for (const auto& v :
+         {std::string(search_objective_name(r.objective)), g(row.objective), g(p.iteration_s),
+          total ? g(p.total_seconds) : std::string(), total ? g(p.gpu_hours) : std::string(),
+          total && p.has_cost ? g(p.cost_usd) : std::string(), g(p.memory.per_gpu_bytes), g(p.memory.capacity_bytes),
+          g(p.mfu), g(speedup(r, p)), p.predictor_kind, row.config})
+      cells.push_back(v);
+    out += csv_line(cells);
+  }
+  return out;
+}
+
+std::string job_line(const Prediction& p) {
+  if (!p.valid) return "job as written: invalid (" + p.error + ")";
+  std::string s = "job as written: " + fmt("%.3f s/step", p.iteration_s);
+  if (p.total_steps > 0) s += ", " + human_duration(p.total_seconds);
+  if (p.total_steps > 0 && p.has_cost) s += ", $" + fmt("%.0f", p.cost_usd);
+  s += ", " + fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9) + (p.memory.fits ? "" : " (does not fit)");
+  if (p.mfu > 0) s += ", MFU " + fmt("%.1f%%", 100 * p.mfu);
+  return s;
+}
+
+std::string render_table_rows(const SearchResult& r) {
+  std::string out = "search: " + r.job_file + ", objective " + search_objective_name(r.objective) +
+                    " (lower is better)\n" + job_line(r.job) + "\n" + search_summary(r) + "\n";
+  if (r.rows.empty()) return out + "no configuration fits; widen the space (--space) or add GPUs\n";
+  std::vector<std::string> head{"rank"};
+  for (const auto& a : r.axes) head.push_back(column_name(a));
+  const std::size_t settings_end = head.size();
+  for (const char* h : {"iteration", "total", "cost", "memory", "MFU", "speed-up"}) head.emplace_back(h);
+  std::vector<std::vector<std::string>> table{head};
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    const auto& p = row.prediction;
+    std::vector<std::string> cells{std::to_string(i + 1)};
+    for (std::size_t a = 0; a < r.axes.size(); ++a) cells.push_back(row.settings[a].second);
+    cells.push_back(fmt("%.3f s", p.iteration_s));
+    cells.push_back(p.total_steps > 0 ? human_duration(p.total_seconds) : "-");
+    cells.push_back(p.total_steps > 0 && p.has_cost ? "$" + fmt("%.0f", p.cost_usd) : "-");
+    cells.push_back(fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9));
+    cells.push_back(p.mfu > 0 ? fmt("%.1f%%", 100 * p.mfu) : "-");
+    const double s = speedup(r, p);
+    cells.push_back(s > 0 ? fmt("%.2fx", s) : "-");
+    table.push_back(cells);
+  }
+  std::vector<std::size_t> width(head.size(), 0);
+  for (const auto& row : table)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  out += "\n";
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line += (c ? "  " : "") + pad(row[c], width[c], c > 0 && c < settings_end);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out += "\nreproduce a row: ptp-predict " + r.job_file + " <flags>\n";
+  for (std::size_t i = 0; i < r.rows.size(); ++i)
+    out += pad(std::to_string(i + 1), 4, false) + "  " +
+           (r.rows[i].changes.empty() ? std::string("(the job as written)") : r.rows[i].changes) + "\n";
+  for (const auto& row : r.rows)
+    if (row.prediction.calibration.applied) {
+      out += "calibrated with " + std::to_string(row.prediction.calibration.points) + " measured steps (" +
+             row.prediction.calibration.method + ")\n";
+      break;
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string search_summary(const SearchResult& r) {
+  return std::to_string(r.configurations) + " configurations: " + std::to_string(r.invalid) + " invalid, " +
+         std::to_string(r.no_fit) + " do not fit in memory, " + std::to_string(r.ranked) + " ranked";
+}
+
+std::string render_search(const SearchResult& r, const std::string& format) {
+  if (format == "table") return render_table_rows(r);
+  if (format == "json") return render_json_object(r);
+  if (format == "jsonl") return render_jsonl_rows(r);
+  if (format == "csv") return render_csv_rows(r);
+  throw InputError("--format '" + format + "': --search prints table | json | jsonl | csv");
+}
+
+}  // namespace ptp

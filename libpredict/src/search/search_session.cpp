@@ -1,0 +1,38 @@
+// --search as a library call: the job as written is predicted first (its errors are the user's to
+// fix before any search, and it is what every row's speed-up compares against), then the space.
+#include "ptp/predict/calibration.hpp"
+#include "ptp/predict/predict_session.hpp"
+#include "ptp/predict/search.hpp"
+#include "ptp/vocab/error.hpp"
+
+namespace ptp {
+
+PredictOutcome run_search_request(const PredictRequest& req, const Predictor& predictor,
+                                  const Calibrator* calibration) {
+  if (req.job_files.size() != 1) throw InputError("--search takes exactly one job file");
+  const std::string& file = req.job_files.front();
+  const JobSpec base = load_job_spec(file, req.overrides);
+  Prediction job = predictor.predict(base);
+  if (calibration) calibration->apply(job);
+  search_objective_value(job, req.search_options.objective);  // refuses an objective the job cannot price
+  const SearchSpace space = req.search_options.space_path.empty()
+                                ? default_search_space(base, predictor)
+                                : load_search_space(req.search_options.space_path, base, file, req.overrides, predictor);
+  SearchResult result = run_search(base, space, req.search_options, predictor, calibration);
+  result.job = std::move(job);
+
+  PredictOutcome out;
+  out.stdout_text = render_search(result, req.format);
+  if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
+  if (result.rows.empty()) {
+    if (req.max_hours || req.max_cost) {
+      out.exit_code = 3;
+      out.stderr_lines.push_back("over budget: no configuration of the space fits in memory");
+    }
+    return out;
+  }
+  check_budgets(req, {&result.rows.front().prediction}, out);
+  return out;
+}
+
+}  // namespace ptp

@@ -1,0 +1,226 @@
+// --search ranks what the ordinary predict path says: every configuration of a space is predicted one
+// by one through load_job_spec(--set flags) + Predictor::predict and compared with the search.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "ptp/predict/predictor.hpp"
+#include "ptp/predict/search.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+
+using namespace ptp;
+
+namespace {
+
+std::string configs() { return std::string(PTP_SOURCE_DIR) + "/configs"; }
+std::string job_path(const std::string& name) { return configs() + "/jobs/" + name; }
+
+const Predictor& analytical() {
+  static const Predictor p(configs(), "", false);
+  return p;
+}
+// Never destroyed: XGBoost's boosters crash when freed from an exit handler after its own statics.
+const Predictor& learned() {
+  static const Predictor* p = new Predictor(configs(), default_bundle_dir(configs()), true);
+  return *p;
+}
+
+struct Brute {
+  std::size_t configurations = 0, invalid = 0, no_fit = 0;
+  std::vector<std::pair<double, std::string>> fitting;  // objective, configuration text
+  std::map<std::string, double> iteration;              // configuration text -> iteration_s
+};
+
+// Cross product of the space's axes (virtual_pipeline listed explicitly), each configuration
+// predicted from the job file with its --set flags, as a user would.
+Brute brute_force(const std::string& file, const SearchSpace& space, const Predictor& predictor, SearchObjective o) {
+  Brute b;
+  std::vector<std::size_t> idx(space.axes.size(), 0);
+  for (const auto& a : space.axes) REQUIRE(!a.per_pipeline);
+  while (true) {
+    std::vector<Override> flags;
+    for (std::size_t i = 0; i < idx.size(); ++i) flags.emplace_back(space.axes[i].key, space.axes[i].values[idx[i]]);
+    flags.insert(flags.end(), space.fixed.begin(), space.fixed.end());
+    std::string text;
+    for (const auto& [k, v] : flags) text += (text.empty() ? "" : " ") + std::string("--set ") + k + "=" + v;
+    ++b.configurations;
+    try {
+      const Prediction p = predictor.predict(load_job_spec(file, flags));
+      if (!p.memory.fits) {
+        ++b.no_fit;
+      } else {
+        b.fitting.emplace_back(search_objective_value(p, o), text);
+        b.iteration[text] = p.iteration_s;
+      }
+    } catch (const InputError&) {
+      ++b.invalid;
+    }
+    std::size_t i = idx.size();
+    while (i > 0 && ++idx[i - 1] == space.axes[i - 1].values.size()) idx[--i] = 0;
+    if (i == 0) break;
+  }
+  std::sort(b.fitting.begin(), b.fitting.end());
+  return b;
+}
+
+SearchSpace space_for(const std::string& file, const std::string& yaml, const Predictor& predictor) {
+  const JobSpec base = load_job_spec(file);
+  return parse_search_space(yaml, "space.yaml", base, file, {}, predictor);
+}
+
+void check_against_brute_force(const std::string& file, const std::string& yaml, const Predictor& predictor,
+                               SearchObjective o, int top) {
+  const JobSpec base = load_job_spec(file);
+  const SearchSpace space = space_for(file, yaml, predictor);
+  const Brute b = brute_force(file, space, predictor, o);
+  SearchOptions opt;
+  opt.objective = o;
+  opt.top = top;
+  const SearchResult r = run_search(base, space, opt, predictor, nullptr);
+  INFO(file << " " << search_summary(r));
+  CHECK(r.configurations == b.configurations);
+  CHECK(r.invalid == b.invalid);
+  CHECK(r.no_fit == b.no_fit);              // pruning never drops a fitting configuration...
+  CHECK(r.ranked == b.fitting.size());      // ...and ranks every one that fits
+  REQUIRE(!b.fitting.empty());
+  REQUIRE(r.rows.size() == std::min<std::size_t>(top, b.fitting.size()));
+  // The best row is never worse than any configuration evaluated one by one, and the top rows are
+  // the brute force's, in its order (ties by configuration text).
+  for (const auto& [objective, text] : b.fitting) CHECK(r.rows.front().objective <= objective);
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    INFO("rank " << i + 1 << ": " << r.rows[i].config);
+    CHECK(r.rows[i].config == b.fitting[i].second);
+    CHECK(r.rows[i].objective == b.fitting[i].first);
+    CHECK(r.rows[i].prediction.iteration_s == b.iteration.at(r.rows[i].config));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("search: LLM space equals predicting every configuration one by one", "[search]") {
+  const std::string space =
+      "precision: [amp_bf16, fp8, fp4]\n"  // fp4 needs sm_100: invalid on H100
+      "parallelism.tensor: [1, 2, 4, 3]\n"  // 3 divides neither heads nor the cluster
+      "parallelism.pipeline: [1, 2, 4]\n"
+      "parallelism.virtual_pipeline: [1, 2]\n"
+      "parallelism.context: [1, 2]\n"
+      "sharding: [none, fsdp]\n"
+      "activation_checkpointing: [none, full]\n"
+      "batch_size: [1, 4, 16, 64]\n";
+  const std::string job = job_path("gpt2-xl-bf16-32xh100.yaml");
+  check_against_brute_force(job, space, analytical(), SearchObjective::time, 10);
+  check_against_brute_force(job, space, learned(), SearchObjective::time, 10);
+  check_against_brute_force(job, space, analytical(), SearchObjective::cost, 3);
+}
+
+TEST_CASE("search: a 70B space with GPU counts and types, where most configurations do not fit", "[search]") {
+  const std::string space =
+      "cluster.gpu: [h100-sxm5-80gb, a100-sxm4-80gb]\n"
+      "cluster.num_gpus: [128, 256]\n"
+      "precision: [bf16, fp8]\n"
+      "parallelism.tensor: [2, 4, 8]\n"
+      "parallelism.pipeline: [2, 4, 8]\n"
+      "parallelism.virtual_pipeline: [1, 5]\n"
+      "parallelism.context: [1]\n"
+      "sharding: [zero1, fsdp]\n"
+      "activation_checkpointing: [none, selective, full]\n"
+      "batch_size: [1, 2, 4]\n";
+  check_against_brute_force(job_path("llama3-70b-fp8-256xh100.yaml"), space, learned(), SearchObjective::gpu_hours, 5);
+}
+
+TEST_CASE("search: CNN space (data parallel only)", "[search]") {
+  const std::string space =
+      "precision: [fp32, tf32, amp_fp16, fp8]\n"
+      "sharding: [none, zero2]\n"
+      "activation_checkpointing: [none, full]\n"
+      "batch_size: [64, 128, 256, 512, 1024, 2048, 4096]\n";
+  check_against_brute_force(job_path("resnet50-amp-8xa100.yaml"), space, learned(), SearchObjective::time, 4);
+}
+
+TEST_CASE("search: the default space keeps the global batch and covers the job as written", "[search]") {
+  for (const std::string name : {"gpt2-xl-bf16-32xh100.yaml", "resnet50-amp-8xa100.yaml"}) {
+    INFO(name);
+    const std::string file = job_path(name);
+    const JobSpec base = load_job_spec(file);
+    const SearchSpace space = default_search_space(base, analytical());
+    // gpt2-xl states grad_accum, not the global batch: the search writes the global batch out.
+    REQUIRE(space.fixed.size() == 1);
+    CHECK(space.fixed[0].first == "global_batch_size");
+    SearchOptions opt;
+    opt.top = 1;
+    const SearchResult r = run_search(base, space, opt, analytical(), nullptr);
+    CHECK(r.configurations == r.invalid + r.no_fit + r.ranked);
+    REQUIRE(r.rows.size() == 1);
+    const Prediction job = analytical().predict(base);
+    CHECK(r.rows[0].objective <= search_objective_value(job, SearchObjective::time));
+    // Every row trains the same global batch as the job.
+    const Prediction best = analytical().predict(load_job_spec(file, r.rows[0].settings));
+    CHECK(best.batch_size * best.grad_accum * best.layout.data == job.batch_size * job.grad_accum * job.layout.data);
+    CHECK(best.iteration_s == r.rows[0].prediction.iteration_s);
+  }
+}
+
+TEST_CASE("search: default precisions are those the GPU runs", "[search]") {
+  const std::string file = job_path("resnet50-amp-8xa100.yaml");
+  const SearchSpace space = default_search_space(load_job_spec(file), analytical());
+  const auto& p = space.axes.front();
+  REQUIRE(p.key == "precision");
+  CHECK(p.values == std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "amp_fp16", "amp_bf16"});  // no fp8/fp4 on A100
+  for (const auto& a : space.axes) CHECK(a.key.rfind("parallelism.", 0) == std::string::npos);  // a CNN: no layouts
+}
+
+TEST_CASE("search: space files are validated like job specs", "[search]") {
+  const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
+  const JobSpec base = load_job_spec(file);
+  auto refused = [&](const std::string& yaml, const std::string& expected) {
+    INFO(yaml);
+    try {
+      parse_search_space(yaml, "space.yaml", base, file, {}, analytical());
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK_THAT(e.what(), Catch::StartsWith("space.yaml:"));
+      CHECK_THAT(e.what(), Catch::Contains(expected));
+    }
+  };
+  refused("precision: [bf16, fp9]\n", "space.yaml:1:19: precision[1]: value 'fp9'");
+  refused("precison: [bf16]\n", "precison: unknown key (did you mean: precision");
+  refused("precision: bf16\n", "space.yaml:1:12: precision: expected a non-empty list");
+  refused("precision: []\n", "expected a non-empty list");
+  refused("parallelism.tensor: [2, 0]\n", "parallelism.tensor[1]: value '0'");
+  refused("parallelism.tensor: [2, 2]\n", "space.yaml:1:25: parallelism.tensor[1]: value '2' appears twice");
+  refused("cluster.gpu: [h100-sxm5-80gb, h900]\n", "unknown GPU 'h900'");
+  refused("sharding: [[zero1]]\n", "expected a scalar value");
+  refused("- precision\n", "expected a mapping");
+  refused("batch_tokens: [1024]\n", "give exactly one of batch_size and batch_tokens");
+}
+
+TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]") {
+  const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
+  const JobSpec base = load_job_spec(file);
+  const SearchSpace space = space_for(file,
+                                      "precision: [amp_bf16, fp8]\n"
+                                      "parallelism.tensor: [1, 2, 4]\n"
+                                      "parallelism.pipeline: [1, 2, 4]\n"
+                                      "sharding: [none, zero1, fsdp]\n"
+                                      "batch_size: [2, 4, 8, 16]\n",
+                                      learned());
+  SearchOptions opt;
+  opt.top = 25;
+  const SearchResult one = run_search(base, space, opt, learned(), nullptr);
+  for (int threads : {2, 3}) {
+    opt.threads = threads;
+    const SearchResult many = run_search(base, space, opt, learned(), nullptr);
+    INFO(threads << " threads");
+    CHECK(many.configurations == one.configurations);
+    CHECK(many.invalid == one.invalid);
+    CHECK(many.no_fit == one.no_fit);
+    CHECK(many.ranked == one.ranked);
+    REQUIRE(many.rows.size() == one.rows.size());
+    for (std::size_t i = 0; i < one.rows.size(); ++i) {
+      CHECK(many.rows[i].config == one.rows[i].config);
+      CHECK(many.rows[i].objective == one.rows[i].objective);
+      CHECK(many.rows[i].prediction.iteration_s == one.rows[i].prediction.iteration_s);
+    }
+  }
+}

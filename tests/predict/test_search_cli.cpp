@@ -1,0 +1,136 @@
+// ptp-predict --search end to end (test names must not start with "--": ctest passes them as arguments): the shipped jobs in every format, rows reproducible with their
+// --set flags, budgets on the best row, and bad input refused.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+
+using ptp::test::binary;
+using ptp::test::run_command;
+using ptp::test::source_path;
+
+namespace {
+std::string predict(const std::string& args) { return binary("ptp-predict") + " " + args; }
+std::string job(const std::string& name) { return source_path("configs/jobs/" + name); }
+long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+}  // namespace
+
+TEST_CASE("search CLI: the shipped LLM and CNN jobs, every format", "[cli][search]") {
+  for (const std::string name : {"gpt2-xl-bf16-32xh100.yaml", "resnet50-amp-8xa100.yaml"}) {
+    INFO(name);
+    // The default space (seconds per job) once, in json; the other formats on a small space.
+    const std::string space = std::filesystem::temp_directory_path() / "ptp-search-formats-space.yaml";
+    std::ofstream(space) << "precision: [amp_bf16, amp_fp16]\nsharding: [none, zero1]\n";
+    const std::string small = " --space " + space;
+    const auto table = run_command(predict(job(name) + " --search --top 3" + small));
+    CHECK(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("speed-up"));
+    CHECK_THAT(table.out, Catch::Contains("reproduce a row"));
+    const auto json = run_command(predict(job(name) + " --search --top 3 --format json"));
+    REQUIRE(json.exit_code == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    const auto& s = j["search"];
+    CHECK(s["configurations"].get<long>() ==
+          s["invalid"].get<long>() + s["no_fit"].get<long>() + s["ranked"].get<long>());
+    REQUIRE(j["rows"].size() == 3);
+    CHECK(j["rows"][0]["rank"] == 1);
+    CHECK(j["rows"][0]["objective_value"].get<double>() <= j["rows"][1]["objective_value"].get<double>());
+    CHECK(j["rows"][0]["speedup_vs_job"].get<double>() >= 1.0);  // the job as written is in the space
+    const auto jsonl = run_command(predict(job(name) + " --search --top 3 --format jsonl" + small));
+    CHECK(jsonl.exit_code == 0);
+    CHECK(lines(jsonl.out) == 3);
+    CHECK_THAT(jsonl.err, Catch::Contains("configurations:"));
+    const auto csv = run_command(predict(job(name) + " --search --top 3 --format csv" + small));
+    CHECK(csv.exit_code == 0);
+    CHECK(lines(csv.out) == 4);
+
+    // Each row's flags reproduce it through the ordinary path.
+    for (const auto& row : j["rows"]) {
+      std::string flags;
+      for (const auto& f : row["set"]) flags += " --set " + f.get<std::string>();
+      const auto one = run_command(predict(job(name) + flags + " --format json"));
+      REQUIRE(one.exit_code == 0);
+      const auto p = nlohmann::json::parse(one.out);
+      CHECK(p["iteration"]["seconds"].get<double>() == row["prediction"]["iteration"]["seconds"].get<double>());
+    }
+  }
+}
+
+TEST_CASE("search CLI: the 256-GPU Llama 3 70B job ranks fitting layouts", "[cli][search]") {
+  const auto r = run_command(predict(job("llama3-70b-fp8-256xh100.yaml") + " --search --top 5 --format json"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["rows"].size() == 5);
+  for (const auto& row : j["rows"]) CHECK(row["prediction"]["memory"]["fits"] == true);
+  CHECK(j["search"]["no_fit"].get<long>() > 0);
+  CHECK(j["search"]["invalid"].get<long>() > 0);
+}
+
+TEST_CASE("search CLI: budgets apply to the best row", "[cli][search]") {
+  const std::string space = std::filesystem::temp_directory_path() / "ptp-search-budget-space.yaml";
+  std::ofstream(space) << "precision: [amp_bf16, fp8]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n";
+  const std::string gpt = job("gpt2-xl-bf16-32xh100.yaml") + " --search --space " + space;
+  CHECK(run_command(predict(gpt + " --top 2 --max-hours 100000")).exit_code == 0);
+  const auto over = run_command(predict(gpt + " --top 2 --max-hours 0.001"));
+  CHECK(over.exit_code == 3);
+  CHECK(lines(over.err) == 1);  // one verdict: the best row's
+  CHECK_THAT(over.err, Catch::Contains("over budget"));
+  CHECK(run_command(predict(gpt + " --objective cost --max-cost 0.01")).exit_code == 3);
+  std::filesystem::remove(space);
+}
+
+TEST_CASE("search CLI: a space file", "[cli][search]") {
+  const std::string dir = std::filesystem::temp_directory_path() / "ptp-search-cli";
+  std::filesystem::create_directories(dir);
+  const std::string space = dir + "/space.yaml";
+  std::ofstream(space) << "precision: [amp_bf16, fp8]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n"
+                          "parallelism.context: [1]\nsharding: [none]\nactivation_checkpointing: [none]\n"
+                          "batch_size: [8]\ncluster.num_gpus: [16, 32]\n";
+  const auto r = run_command(predict(job("gpt2-xl-bf16-32xh100.yaml") + " --search --space " + space + " --format json"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["search"]["configurations"] == 8);
+  CHECK(j["search"]["ranked"].get<long>() + j["search"]["invalid"].get<long>() + j["search"]["no_fit"].get<long>() == 8);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("search CLI: bad input: exit 2, one line, nothing on stdout", "[cli][search]") {
+  const std::string gpt = job("gpt2-xl-bf16-32xh100.yaml");
+  for (const std::string& args :
+       {gpt + " --search --objective speed", gpt + " --top 3", gpt + " --search --top 0",
+        gpt + " --search --sweep precision=bf16,fp8", gpt + " " + gpt + " --search",
+        gpt + " --search --space /nonexistent.yaml", job("transformer-xl-fp32-1xv100.yaml") + " --search --objective cost"}) {
+    INFO(args);
+    const auto r = run_command(predict(args));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(lines(r.err) == 1);
+  }
+}
+
+TEST_CASE("search CLI: --calibrate ranks calibrated predictions", "[cli][search]") {
+  const std::string dir = source_path("tests/data/calibration");
+  const std::string space = std::filesystem::temp_directory_path() / "ptp-search-cal-space.yaml";
+  std::ofstream(space) << "precision: [amp_fp16, amp_bf16]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n"
+                          "parallelism.context: [1]\nbatch_size: [8, 16, 32]\n";
+  const auto r = run_command(predict(dir + "/bert-8xa100.yaml --search --top 3 --format json --space " + space +
+                                     " --calibrate " + dir + "/measured.csv"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["job"].contains("calibration"));
+  REQUIRE(!j["rows"].empty());
+  for (const auto& row : j["rows"]) {
+    REQUIRE(row["prediction"].contains("calibration"));
+    // The ranked value is the calibrated one, and the same flags with --calibrate reproduce it.
+    std::string flags;
+    for (const auto& f : row["set"]) flags += " --set " + f.get<std::string>();
+    const auto one = run_command(predict(dir + "/bert-8xa100.yaml" + flags + " --format json --calibrate " + dir +
+                                         "/measured.csv"));
+    REQUIRE(one.exit_code == 0);
+    CHECK(nlohmann::json::parse(one.out)["iteration"]["seconds"].get<double>() ==
+          row["prediction"]["iteration"]["seconds"].get<double>());
+  }
+  std::filesystem::remove(space);
+}
