@@ -4,24 +4,15 @@
 
 #include "ptp/predict/output.hpp"
 #include "ptp/vocab/csv.hpp"
+#include "text_cells.hpp"
 
 namespace ptp {
 
 namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using text_cells::fmt;
+using text_cells::lpad;
+using text_cells::pad;
 std::string ms(double s) { return fmt("%.2f ms", s * 1e3); }
-std::string pad(std::string s, std::size_t w) {
-  if (s.size() < w) s.append(w - s.size(), ' ');
-  return s;
-}
-std::string lpad(std::string s, std::size_t w) {
-  if (s.size() < w) s.insert(0, w - s.size(), ' ');
-  return s;
-}
 }  // namespace
 
 std::string human_duration(double seconds) {

@@ -7,20 +7,15 @@
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
+#include "../output/text_cells.hpp"
 
 namespace ptp {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
+using text_cells::fmt;
 std::string pad(std::string s, std::size_t w, bool left) {
-  if (s.size() < w) s.insert(left ? s.size() : 0, w - s.size(), ' ');
-  return s;
+  return left ? text_cells::pad(std::move(s), w) : text_cells::lpad(std::move(s), w);
 }
 
 double speedup(const SearchResult& r, const Prediction& p) {
