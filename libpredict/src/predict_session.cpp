@@ -55,9 +55,7 @@ Calibrator calibrate(const std::string& csv_path, const Predictor& predictor) {
   for (const auto& m : read_measured_steps(csv_path)) {
     const std::string where = csv_path + ":" + std::to_string(m.line);
     try {
-      const auto doc = YamlReader::load_file(m.job_path);
-      if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
-      const Prediction p = predictor.predict(parse_job_spec(doc));
+      const Prediction p = predictor.predict(load_job_spec(m.job_path));
       points.push_back({where, step_parts(p), m.step_time_s, transfer_key(p)});
     } catch (const InputError& e) {
       throw InputError(where + ": job: " + e.what());

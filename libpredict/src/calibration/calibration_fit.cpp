@@ -36,15 +36,6 @@ double predicted(const StepParts& s, const Factors& f) {
   return f.gemm * s.gemm + f.memory_bound * s.memory_bound + f.communication * s.communication + f.host * s.host;
 }
 
-double rms_log_error(const std::vector<CalibrationPoint>& pts, const std::vector<double>& theta, const Parameters& par) {
-  double sum = 0;
-  for (const auto& p : pts) {
-    const double r = std::log(predicted(p.parts, factors_for(theta, par, p.parts.gemm_class)) / p.measured_s);
-    sum += r * r;
-  }
-  return std::sqrt(sum / static_cast<double>(pts.size()));
-}
-
 // -2 log posterior (up to a constant). theta[0] (c) has the Student-t prior, the others normal ones.
 double objective(const std::vector<CalibrationPoint>& pts, const std::vector<double>& noise_var,
                  const std::vector<double>& theta, const Parameters& par, double dof) {
@@ -183,9 +174,8 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const T
   CalibrationFit fit;
   fit.points = static_cast<int>(pts.size());
   // The search starts at no correction and accepts only steps that lower the objective, so the
-  // noise-weighted error on the points never ends above the uncalibrated one.
-  fit.uncalibrated_residual = rms_log_error(pts, std::vector<double>(n, 0.0), par);
-  fit.fit_residual = rms_log_error(pts, theta, par);
+  // noise-weighted error on the points never ends above the uncalibrated one. (Residuals on the
+  // points are the Calibrator's: each point judged by the fit made for its own configuration.)
   fit.log_compute = theta[0];
   fit.log_memory_bound = theta[1];
   fit.log_communication = theta[2];

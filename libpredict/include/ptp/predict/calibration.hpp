@@ -82,7 +82,7 @@ class CalibrationFit {
   int points = 0;
   double log_compute = 0, log_memory_bound = 0, log_communication = 0, log_host = 0;
   std::map<std::string, double> log_gemm;  // per math class with points
-  double fit_residual = 0, uncalibrated_residual = 0;  // RMS log error on the points
+  double fit_residual = 0, uncalibrated_residual = 0;  // RMS log error on the points (set by Calibrator)
   std::vector<std::string> warnings;
 
   double seconds(const StepParts& parts) const;  // the calibrated step
