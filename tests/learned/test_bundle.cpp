@@ -195,3 +195,34 @@ TEST_CASE("a model without training runs gets the bundle's share of the learned 
   CHECK(std::any_of(seen.warnings.begin(), seen.warnings.end(),
                     [](const std::string& w) { return w.find("conv") != std::string::npos; }));
 }
+
+TEST_CASE("a model-parallel job gets the bundle's model-parallel share of the learned correction", "[bundle]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  CHECK(b.manifest()["domain"]["model_parallel"] == true);
+  CHECK(b.model_parallel_correction_share == Approx(kModelParallelCorrectionShare));
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto job = resolve_job(
+      parse_job_spec(YamlReader::load_string("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
+                                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n"
+                                             "parallelism: {tensor: 2}\nsequence_parallel: true\n",
+                                             "j")),
+      catalogs);
+  const auto damped = b.predict(job, AnalyticalConstants{});
+  CHECK(damped.predictor_kind == "learned");
+  CHECK(damped.aggregator_share == Approx(kModelParallelCorrectionShare));
+  b.model_parallel_correction_share = 0;
+  const auto composed = b.predict(job, AnalyticalConstants{});
+  CHECK(composed.aggregator_share == 0);
+  b.model_parallel_correction_share = 1;
+  const double full = b.predict(job, AnalyticalConstants{}).iteration_s;
+  REQUIRE(std::abs(std::log(full / composed.iteration_s)) > 1e-3);  // the fixture's correction is not zero here
+  CHECK(std::log(damped.iteration_s / composed.iteration_s) ==
+        Approx(kModelParallelCorrectionShare * std::log(full / composed.iteration_s)).epsilon(1e-6));
+  // The same model data-parallel keeps the whole correction.
+  const auto data_parallel = resolve_job(
+      parse_job_spec(YamlReader::load_string("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
+                                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
+                                             "j")),
+      catalogs);
+  CHECK(b.predict(data_parallel, AnalyticalConstants{}).aggregator_share == 1);
+}

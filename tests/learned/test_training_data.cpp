@@ -140,3 +140,38 @@ TEST_CASE("published runs carry the memory format their benchmark scripts used",
   // Other frameworks keep their channels-last default.
   CHECK(format_of({{"framework", "TensorFlow1"}}).empty());
 }
+
+TEST_CASE("published LLM runs are read as their framework ran them, as the LLM evaluation reads them",
+          "[training_data]") {
+  auto load_one = [](const std::map<std::string, std::string>& cells) {
+    std::map<std::string, std::string> llm = {{"source", "llm"}, {"model", "llama3-70b"}, {"gpu", "h100-sxm5-80gb"},
+                                              {"num_gpus", "64"}, {"batch_size", "2"},    {"seq_len", "8192"},
+                                              {"precision", "bf16"}};
+    for (const auto& [k, v] : cells) llm[k] = v;
+    const auto runs = load_runs(ptp::test::write_temp_file("runs.csv", runs_header() + runs_row("10", "", llm)));
+    REQUIRE(runs.rows.size() == 1);
+    return runs.rows.front().job;
+  };
+  // Megatron-family recipes: the distributed optimizer and sequence parallel with TP.
+  const auto megatron = load_one({{"framework", "Megatron-Bridge (NeMo; Megatron-Core; Transformer Engine)"},
+                                  {"tp", "4"}, {"pp", "2"}, {"sharding", "none"}, {"grad_accum", "8"}});
+  CHECK(megatron.sharding == "zero1");
+  CHECK(megatron.parallelism.sequence_parallel);
+  CHECK(megatron.grad_accum == 8);
+  // The April 2021 Megatron-LM table predates both.
+  const auto megatron_2021 = load_one({{"framework", "Megatron-LM"}, {"tp", "8"}, {"sharding", ""}});
+  CHECK(megatron_2021.sharding == "none");
+  CHECK_FALSE(megatron_2021.parallelism.sequence_parallel);
+  // torchtitan's batch is the local batch, split into one-sequence micro-batches under PP.
+  const auto titan = load_one({{"framework", "torchtitan (PyTorch FSDP2/DTensor)"}, {"tp", "2"}, {"pp", "4"},
+                               {"sharding", ""}, {"batch_size", "8"}});
+  CHECK(titan.sharding == "fsdp");
+  CHECK(titan.parallelism.sequence_parallel);
+  CHECK(titan.batch_size == 1);
+  CHECK(titan.grad_accum == 8);
+  // An NVL72 rack is one NVLink domain for up to 64 GPUs.
+  CHECK(load_one({{"framework", "Megatron-Bridge"}, {"gpu", "gb200"}, {"gpus_per_node", "4"}}).cluster.gpus_per_node ==
+        64);
+  // A row naming its model only in the notes.
+  CHECK(load_one({{"model", ""}, {"notes", "source canonical id: llama3-8b; NeMo 26.04 container"}}).model == "llama3-8b");
+}

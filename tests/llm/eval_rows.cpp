@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "ptp/predict/learned/llm_row_reading.hpp"
+
 namespace ptp::llm_eval {
 
 namespace {
@@ -13,14 +15,6 @@ double num(const CsvTable& t, const CsvRow& r, const char* col, double fallback 
   return v ? *v : fallback;
 }
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
-std::string canonical_from_notes(const std::string& notes) {
-  const std::string tag = "source canonical id: ";
-  const auto at = notes.find(tag);
-  if (at == std::string::npos) return "";
-  const auto start = at + tag.size();
-  const auto end = notes.find_first_of(" ;", start);
-  return notes.substr(start, end == std::string::npos ? std::string::npos : end - start);
-}
 }  // namespace
 
 EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<std::string>& zoo) {
@@ -38,38 +32,34 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
     if (start != std::string::npos && at - start < 16) e.release = notes.substr(start, at - start);
   }
   e.model = cell(t, row, "model");
-  if (e.model.empty()) e.model = canonical_from_notes(notes);
-  const bool megatron = (contains(e.framework, "Megatron") || contains(e.framework, "NeMo")) &&
-                        !contains(e.framework, "AutoModel");
-  const bool megatron_2021 = e.framework == "Megatron-LM";  // April 2021 table: no SP, no distributed optimizer
-  e.framework_key = megatron ? "megatron" : contains(e.framework, "llm-foundry") ? "llm-foundry"
-                    : contains(e.framework, "torchtitan")                         ? "torchtitan"
-                    : contains(e.framework, "AutoModel")                          ? "automodel"
-                    : contains(e.framework, "llm.c")                              ? "llm.c"
-                                                                                  : "other";
+  if (e.model.empty()) e.model = canonical_model_from_notes(notes);
   e.num_gpus = static_cast<int>(num(t, row, "num_gpus"));
   e.tp = static_cast<int>(num(t, row, "tp", 1));
   e.pp = static_cast<int>(num(t, row, "pp", 1));
   e.cp = static_cast<int>(num(t, row, "cp", 1));
   e.vp = std::max(1, static_cast<int>(num(t, row, "vp", 1)));
   e.ep = std::max(1, static_cast<int>(num(t, row, "ep", 1)));
-  e.batch = num(t, row, "batch_size");
   e.seq_len = num(t, row, "seq_len");
   e.global_batch = num(t, row, "global_batch_size");
   e.measured_step_s = num(t, row, "step_time_s");
-  e.sharding = cell(t, row, "sharding");
-  if (e.sharding.empty() || (megatron && e.sharding == "none"))
-    e.sharding = megatron_2021 ? "none" : megatron ? "zero1" : "fsdp";
   e.recompute = cell(t, row, "activation_checkpointing");
   if (e.recompute.empty()) e.recompute = "none";
-
-  // torchtitan's batch column is the local batch; pipeline schedules split it into micro-batches
-  // of one sequence (pipeline_parallel_microbatch_size default).
-  double accum = num(t, row, "grad_accum");
-  if (e.framework_key == "torchtitan" && e.pp > 1 && e.batch > 1) {
-    accum = e.batch * std::max(1.0, accum);
-    e.batch = 1;
-  }
+  // The rules ptp-train reads the same rows by (ptp/predict/learned/llm_row_reading.hpp).
+  PublishedLlmRun published;
+  published.framework = e.framework;
+  published.sharding = cell(t, row, "sharding");
+  published.gpu = e.gpu;
+  published.num_gpus = e.num_gpus;
+  published.gpus_per_node = static_cast<int>(num(t, row, "gpus_per_node", 8));
+  published.tp = e.tp;
+  published.pp = e.pp;
+  published.batch = num(t, row, "batch_size");
+  published.grad_accum = num(t, row, "grad_accum");
+  const LlmRunReading reading = read_llm_run(published);
+  e.framework_key = reading.framework_key == "megatron-2021" ? "megatron" : reading.framework_key;
+  e.sharding = reading.sharding;
+  e.batch = reading.batch;
+  const double accum = reading.grad_accum;
   const std::string flags = cell(t, row, "quality_flag");
   if (e.task == "finetune_lora") e.skip_reason = "LoRA fine-tuning (frozen base weights) is not a job-spec option";
   else if (e.measured_step_s <= 0) e.skip_reason = "no step time published or derivable";
@@ -81,12 +71,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   else if (e.seq_len <= 0) e.skip_reason = "sequence length not published";
   if (!e.skip_reason.empty()) return e;
 
-  // GB200/GB300 NVL72: the rack's NVLink domain is the node (64-GPU partitions of a rack for larger
-  // jobs, as NVIDIA's tables count them); the 4-GPU trays of the data's gpus_per_node share it.
-  const bool rack = e.gpu == "gb200" || e.gpu == "gb300";
-  int gpn = static_cast<int>(num(t, row, "gpus_per_node", 8));
-  if (rack) gpn = e.num_gpus <= 64 ? e.num_gpus : (e.num_gpus % 64 == 0 ? 64 : 4);
-  gpn = std::max(1, std::min(gpn, e.num_gpus));
+  const int gpn = reading.gpus_per_node;
   std::ostringstream y;
   auto ll = [](double v) { return static_cast<long long>(std::llround(v)); };
   y << "model: " << e.model << "\nprecision: " << e.precision << "\nbatch_size: " << ll(e.batch)
@@ -105,7 +90,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   y << "}\n";
   y << "parallelism: {tensor: " << e.tp << ", pipeline: " << e.pp << ", virtual_pipeline: " << e.vp
     << ", context: " << e.cp << ", expert: " << e.ep << "}\n";
-  const bool sp = e.tp > 1 && (e.framework_key == "megatron" ? !megatron_2021 : e.framework_key == "torchtitan");
+  const bool sp = reading.sequence_parallel;
   y << "sequence_parallel: " << (sp ? "true" : "false") << "\n";
   y << "sharding: " << e.sharding << "\nactivation_checkpointing: " << e.recompute << "\n";
   e.job_yaml = y.str();

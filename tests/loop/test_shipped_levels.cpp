@@ -41,7 +41,19 @@ TEST_CASE("the shipped bundle's compute level answers most of a dense job's op t
   CHECK(d["predictor"]["compute_learned_share"].get<double>() == 0);
 
   const auto table = run_command(binary("ptp-predict") + " " + gpt2);
-  CHECK_THAT(table.out, Catch::Contains("% learned, communication analytical"));
+  // GPT-2 has no training runs: the unseen-model share of the aggregator's correction.
+  CHECK_THAT(table.out, Catch::Contains("% learned, communication analytical, aggregator 70%"));
+  CHECK(a["predictor"]["aggregator_share"].get<double>() == Approx(0.7));
+}
+
+TEST_CASE("the shipped bundle answers a model-parallel LLM job with half its learned correction", "[loop][bundle]") {
+  const auto llama = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"));
+  CHECK(llama["predictor"]["kind"] == "learned");
+  CHECK(llama["predictor"]["aggregator_share"].get<double>() == 0.5);
+  CHECK(llama["predictor"]["compute_learned_share"].get<double>() > 0);
+  const auto analytical = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"), "--analytical");
+  CHECK(analytical["predictor"]["aggregator_share"].get<double>() == 0);
+  CHECK(llama["iteration"]["seconds"].get<double>() != analytical["iteration"]["seconds"].get<double>());
 }
 
 TEST_CASE("ops the compute level declines are named in a warning", "[loop][bundle]") {

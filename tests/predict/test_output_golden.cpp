@@ -36,7 +36,7 @@ Prediction fixed_prediction() {
   p.memory.activations = 20e9, p.memory.workspace = 1e9, p.memory.per_gpu_bytes = 28.7e9;
   p.memory.capacity_bytes = 80e9;
   p.predictor_kind = "learned", p.bundle = "models/default";
-  p.compute_learned_share = 0.75, p.communication_predictor = "learned";
+  p.compute_learned_share = 0.75, p.communication_predictor = "learned", p.aggregator_share = 1;
   p.warnings = {"an example warning"};
   return p;
 }

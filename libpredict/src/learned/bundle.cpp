@@ -138,10 +138,23 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     b.unseen_model_correction_share = domain.at("unseen_model_correction_share").get<double>();
     require(b.unseen_model_correction_share >= 0 && b.unseen_model_correction_share <= 1, manifest_path,
             "domain.unseen_model_correction_share", "expected a share between 0 and 1");
+    b.model_parallel_correction_share = domain.value("model_parallel_correction_share", 1.0);
+    require(b.model_parallel_correction_share >= 0 && b.model_parallel_correction_share <= 1, manifest_path,
+            "domain.model_parallel_correction_share", "expected a share between 0 and 1");
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
   return b;
+}
+
+bool is_model_parallel(const JobSpec& j) {
+  const auto& par = j.parallelism;
+  return par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
+}
+
+double learned_correction_share(bool model_has_training_runs, bool model_parallel, double unseen_model_share,
+                                double model_parallel_share) {
+  return (model_has_training_runs ? 1.0 : unseen_model_share) * (model_parallel ? model_parallel_share : 1.0);
 }
 
 std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job) {
@@ -149,9 +162,7 @@ std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, c
   bool precision_known = false;
   for (const auto& p : domain.at("precisions")) precision_known = precision_known || p == job.policy->id;
   if (!precision_known) return "the bundle has no training runs in " + job.policy->id;
-  const auto& par = job.job.parallelism;
-  if ((par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1) &&
-      !domain.value("model_parallel", false))
+  if (is_model_parallel(job.job) && !domain.value("model_parallel", false))
     return "the bundle was trained on data-parallel runs only";
   return "";
 }
@@ -168,14 +179,15 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   k.op_model = compute.get();
   k.collective_model = communication.get();
   Prediction p = predict_analytical(job, k);
-  double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
-  if (!trained_models.count(job.job.model)) {
-    log_ratio *= unseen_model_correction_share;
+  const bool seen = trained_models.count(job.job.model) > 0;
+  p.aggregator_share = learned_correction_share(seen, is_model_parallel(job.job), unseen_model_correction_share,
+                                                model_parallel_correction_share);
+  if (!seen)
     p.warnings.push_back("model '" + job.job.model + "' has no training runs in the bundle: " +
-                         std::to_string(static_cast<int>(std::lround(unseen_model_correction_share * 100))) +
+                         std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
                          " % of the learned correction applied");
-  }
-  const double factor = std::exp(log_ratio);
+  const double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
+  const double factor = std::exp(p.aggregator_share * log_ratio);
   auto& b = p.breakdown;
   for (double* part : {&b.forward, &b.backward, &b.optimizer, &b.communication, &b.communication_exposed,
                        &b.loss_scaling, &b.precision_casts, &b.framework_overhead})

@@ -151,8 +151,9 @@ CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>
   std::string md = "# Calibration on public data\n\nWithin each software stack with at least two runs (" +
                    std::to_string(groups) +
                    " stacks), each run in turn is the one measured step `--calibrate` gets, and every other run of the "
-                   "stack is predicted from it. Uncalibrated predictions are held out from the stack (learned runs: an "
-                   "aggregator trained without the stack; model-parallel LLM runs: the analytical LLM path). Errors are "
+                   "stack is predicted from it. Uncalibrated predictions are held out from the stack (an aggregator "
+                   "trained without the stack, its correction damped as ptp-predict damps it for unseen models and "
+                   "model-parallel layouts). Errors are "
                    "absolute percentage errors of the step time over (calibration run, predicted run) pairs; "
                    "stack-weighted means average each stack's MAPE (what one user calibrating one stack can expect), "
                    "pair-weighted ones are dominated by the largest stacks (Lambda's hundreds of runs per model).\n\n" + head;
@@ -163,6 +164,13 @@ CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>
   for (const auto& [k, e] : m["by_single_transfer_kind"].items()) md += row(k, e);
   md += "\nBy source:\n\n" + head;
   for (const auto& [k, e] : m["by_source"].items()) md += row(k, e);
+  md += "\nBy stack (all pairs):\n\n| stack | runs | pairs | uncalibrated MAPE % | calibrated MAPE % |\n|---|---|---|---|---|\n";
+  for (const auto& [stack, e] : overall.by_stack) {
+    const auto u = error_stats(e.first), c = error_stats(e.second);
+    char cells[96];
+    std::snprintf(cells, sizeof cells, " | %zu | %zu | %.2f | %.2f |\n", stacks.at(stack).size(), e.first.size(), u.mape, c.mape);
+    md += "| " + stack + cells;
+  }
   out.markdown = md;
   return out;
 }

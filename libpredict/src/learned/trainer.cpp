@@ -151,6 +151,12 @@ struct RunRow {
   StepParts composed_parts;  // for the calibration evaluation
 };
 
+// The share of a held-out row's correction, as ptp-predict would apply it (bundle.hpp).
+double correction_share(const RunRow& row, bool model_unseen) {
+  return learned_correction_share(!model_unseen, is_model_parallel(row.record->job), kUnseenModelCorrectionShare,
+                                  kModelParallelCorrectionShare);
+}
+
 }  // namespace
 
 TrainResult train_bundle(const TrainOptions& o) {
@@ -251,18 +257,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   std::vector<RunRow> rows;
   rows.reserve(runs.rows.size());
   const AnalyticalConstants analytical_k;
-  std::vector<CalibrationEvalRow> analytical_calibration_rows;  // model-parallel runs, as ptp-predict answers them
   for (const auto& rec : runs.rows) {
-    const auto& par = rec.job.parallelism;
-    if (par.tensor * par.pipeline * par.context * par.expert > 1) {
-      ++run_excluded["model-parallel LLM run (answered by the analytical LLM path)"];
-      if (o.cross_validate) try {
-          const Prediction p = predict_analytical(resolve_job(rec.job, catalogs), analytical_k);
-          analytical_calibration_rows.push_back({rec.stack, rec.run_id, "analytical", step_parts(p), rec.step_time_s, rec.job});
-        } catch (const InputError&) {  // counted with the other unusable rows only when it matters
-        }
-      continue;
-    }
     RunRow row;
     row.record = &rec;
     try {
@@ -380,12 +375,13 @@ TrainResult train_bundle(const TrainOptions& o) {
     for (const auto& split : splits) {
       const auto aware = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
       const auto blind = out_of_fold(bx, by, run_feature_names(true), agg, split, workers);
-      // Held-out rows of a model the fold never trained on get the damped correction ptp-predict
-      // gives such a model (kUnseenModelCorrectionShare), the blind ablation alike.
+      // Held-out rows get the share of the correction ptp-predict would give them: damped for a
+      // model the fold never trained on and for a model-parallel layout (bundle.hpp), the blind
+      // ablation alike.
       const auto unseen = unseen_in_training(split, models);
       std::vector<double> pa(rows.size()), pb(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        const double share = unseen[i] ? kUnseenModelCorrectionShare : 1.0;
+        const double share = correction_share(rows[i], unseen[i]);
         pa[i] = rows[i].composed * std::exp(share * aware[i]);
         pb[i] = rows[i].blind_composed * std::exp(share * blind[i]);
       }
@@ -426,10 +422,10 @@ TrainResult train_bundle(const TrainOptions& o) {
     const Split split = group_split("leave_one_stack_out", stacks);
     const auto held = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
     const auto unseen = unseen_in_training(split, models);
-    std::vector<CalibrationEvalRow> eval_rows = analytical_calibration_rows;
+    std::vector<CalibrationEvalRow> eval_rows;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!std::isfinite(held[i])) continue;
-      const double factor = std::exp((unseen[i] ? kUnseenModelCorrectionShare : 1.0) * held[i]);
+      const double factor = std::exp(correction_share(rows[i], unseen[i]) * held[i]);
       StepParts parts = rows[i].composed_parts;
       parts.gemm *= factor, parts.memory_bound *= factor, parts.communication *= factor, parts.host *= factor;
       eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
@@ -471,7 +467,8 @@ TrainResult train_bundle(const TrainOptions& o) {
       {"compute_measured", op_set.measured_pairs},
       {"domain",
        {{"precisions", precisions_seen},
-        {"model_parallel", false},
+        {"model_parallel", true},
+        {"model_parallel_correction_share", kModelParallelCorrectionShare},
         {"models", std::set<std::string>(models.begin(), models.end())},
         {"unseen_model_correction_share", kUnseenModelCorrectionShare}}},
       {"training_data", {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}}},

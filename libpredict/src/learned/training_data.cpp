@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "ptp/predict/learned/llm_row_reading.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
@@ -188,6 +189,27 @@ void exclude_sequences_faster_than_shorter_ones(Table<RunRecord>& t) {
   t.rows = std::move(kept);
 }
 
+// The published LLM tables leave out what their framework's recipes set (llm_row_reading.hpp): the
+// same reading tests/llm's evaluation uses, so a run is one job everywhere.
+void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpec& j) {
+  PublishedLlmRun published;
+  published.framework = csv.text(row, "framework");
+  published.sharding = csv.text(row, "sharding");
+  published.gpu = j.cluster.gpu;
+  published.num_gpus = j.cluster.num_gpus;
+  published.gpus_per_node = j.cluster.gpus_per_node;
+  published.tp = j.parallelism.tensor;
+  published.pp = j.parallelism.pipeline;
+  published.batch = j.batch_size;
+  published.grad_accum = csv.number(row, "grad_accum").value_or(0);
+  const LlmRunReading reading = read_llm_run(published);
+  j.sharding = reading.sharding;
+  j.parallelism.sequence_parallel = reading.sequence_parallel;
+  j.cluster.gpus_per_node = reading.gpus_per_node;
+  if (j.batch_size > 0) j.batch_size = reading.batch;
+  if (reading.grad_accum > 0) j.grad_accum = static_cast<int>(std::lround(reading.grad_accum));
+}
+
 }  // namespace
 
 Table<RunRecord> load_runs(const std::string& path) {
@@ -208,6 +230,7 @@ Table<RunRecord> load_runs(const std::string& path) {
     JobSpec& j = r.job;
     j.file = file + ":" + std::to_string(row.line);
     j.model = csv.text(row, "model");
+    if (j.model.empty() && r.source == "llm") j.model = canonical_model_from_notes(optional_text("notes"));
     j.precision = csv.text(row, "precision");
     j.cluster.gpu = csv.text(row, "gpu");
     const auto step = csv.number(row, "step_time_s");
@@ -256,6 +279,7 @@ Table<RunRecord> load_runs(const std::string& path) {
     if (!sharding.empty()) j.sharding = sharding;
     const std::string ckpt = csv.text(row, "activation_checkpointing");
     if (!ckpt.empty()) j.activation_checkpointing = ckpt;
+    if (r.source == "llm") read_as_llm_framework_ran_it(csv, row, j);
     // LoRA fine-tuning rows: the tables name the method but not the adapters. Assumed from each
     // framework's LoRA default: NeMo and Megatron-Bridge recipes rank 32, NeMo AutoModel rank 8,
     // both on every linear projection of attention and MLP (the spec's default targets).

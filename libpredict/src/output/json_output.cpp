@@ -83,7 +83,8 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["predictor"] = {{"kind", p.predictor_kind},
                     {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
                     {"compute_learned_share", p.compute_learned_share},
-                    {"communication", p.communication_predictor}};
+                    {"communication", p.communication_predictor},
+                    {"aggregator_share", p.aggregator_share}};
   if (p.calibration.applied) {
     const auto& c = p.calibration;
     json factors = json::object();

@@ -92,6 +92,10 @@ struct Prediction {
   // that the learned compute level gave, and which level timed the data-parallel collectives.
   double compute_learned_share = 0;
   std::string communication_predictor = "analytical";  // learned | analytical
+  // The share of the aggregator's learned correction (log space) this job got: 1 for a trained
+  // model in a data-parallel layout, less for an unseen model or a model-parallel layout, 0 when
+  // the aggregator did not answer.
+  double aggregator_share = 0;
   std::vector<std::string> warnings;
   CalibrationSummary calibration;
   // Analytical internals kept for the learned aggregator's features, calibration and the trace.

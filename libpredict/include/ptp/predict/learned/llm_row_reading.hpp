@@ -1,0 +1,40 @@
+#pragma once
+// How the LLM frameworks behind the published throughput tables (datasets/runs.csv, source = llm)
+// ran what their tables leave out. ptp-train (training_data.cpp) and the LLM evaluation
+// (tests/llm/eval_rows.cpp) read the rows through these rules, so a run is the same job in both;
+// tests/llm/EVALUATION.md states them with their sources.
+#include <string>
+
+namespace ptp {
+
+// "megatron" (NeMo, Megatron-Bridge, Megatron-Core), "megatron-2021" (the April 2021 Megatron-LM
+// table: no sequence parallel, no distributed optimizer), "llm-foundry", "torchtitan", "automodel",
+// "llm.c" or "other".
+std::string llm_framework_key(const std::string& published_framework);
+
+// The row as published: an empty sharding, 0 grad_accum or 0 gpus_per_node is "not stated".
+struct PublishedLlmRun {
+  std::string framework, sharding, gpu;
+  int num_gpus = 1, gpus_per_node = 0, tp = 1, pp = 1;
+  double batch = 0, grad_accum = 0;
+};
+
+// The job the row ran:
+// - Megatron-family recipes use the distributed optimizer (zero1) when no sharding is named (or
+//   "none", i.e. plain DDP around it) and sequence parallel whenever TP > 1; the 2021 table neither;
+// - other frameworks with no sharding named shard fully (FSDP), torchtitan with TP > 1 uses SP;
+// - torchtitan's batch is the local batch, which its pipeline schedules split into micro-batches of
+//   one sequence (pipeline_parallel_microbatch_size default);
+// - GB200/GB300 NVL72: the rack's NVLink domain is the node (64-GPU partitions beyond one rack).
+struct LlmRunReading {
+  std::string framework_key, sharding;
+  bool sequence_parallel = false;
+  double batch = 0, grad_accum = 0;  // grad_accum stays 0 when neither the row nor a rule states it
+  int gpus_per_node = 8;
+};
+LlmRunReading read_llm_run(const PublishedLlmRun& row);
+
+// The zoo id a row names in its notes ("source canonical id: qwen3-30b-a3b"), or "".
+std::string canonical_model_from_notes(const std::string& notes);
+
+}  // namespace ptp

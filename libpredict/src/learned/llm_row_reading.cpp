@@ -1,0 +1,51 @@
+#include "ptp/predict/learned/llm_row_reading.hpp"
+
+#include <algorithm>
+
+namespace ptp {
+
+namespace {
+bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+std::string llm_framework_key(const std::string& f) {
+  if (f == "Megatron-LM") return "megatron-2021";
+  if ((contains(f, "Megatron") || contains(f, "NeMo")) && !contains(f, "AutoModel")) return "megatron";
+  if (contains(f, "llm-foundry")) return "llm-foundry";
+  if (contains(f, "torchtitan")) return "torchtitan";
+  if (contains(f, "AutoModel")) return "automodel";
+  if (contains(f, "llm.c")) return "llm.c";
+  return "other";
+}
+
+LlmRunReading read_llm_run(const PublishedLlmRun& row) {
+  LlmRunReading r;
+  r.framework_key = llm_framework_key(row.framework);
+  const bool megatron = r.framework_key == "megatron";
+  r.sharding = row.sharding;
+  if (r.sharding.empty() || (megatron && r.sharding == "none"))
+    r.sharding = r.framework_key == "megatron-2021" ? "none" : megatron ? "zero1" : "fsdp";
+  r.sequence_parallel = row.tp > 1 && (megatron || r.framework_key == "torchtitan");
+  r.batch = row.batch;
+  r.grad_accum = row.grad_accum;
+  if (r.framework_key == "torchtitan" && row.pp > 1 && row.batch > 1) {
+    r.grad_accum = row.batch * std::max(1.0, row.grad_accum);
+    r.batch = 1;
+  }
+  int gpn = row.gpus_per_node > 0 ? row.gpus_per_node : 8;
+  if (row.gpu == "gb200" || row.gpu == "gb300")
+    gpn = row.num_gpus <= 64 ? row.num_gpus : (row.num_gpus % 64 == 0 ? 64 : 4);
+  r.gpus_per_node = std::max(1, std::min(gpn, row.num_gpus));
+  return r;
+}
+
+std::string canonical_model_from_notes(const std::string& notes) {
+  const std::string tag = "source canonical id: ";
+  const auto at = notes.find(tag);
+  if (at == std::string::npos) return "";
+  const auto start = at + tag.size();
+  const auto end = notes.find_first_of(" ;", start);
+  return notes.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace ptp
