@@ -135,6 +135,25 @@ class Enumerator {
   int blocks_;
 };
 
+// The row's flags relative to the job file: `base` already carries the user's --set flags, so a
+// searched value equal to base's is left out of `changes` only when no user flag set that key.
+void add_reproduction(SearchRow& row, const JobSpec& base, const std::vector<Override>& user) {
+  auto user_set = [&](const std::string& key) {
+    return std::any_of(user.begin(), user.end(), [&](const Override& o) { return o.first == key; });
+  };
+  auto searched = [&](const std::string& key) {
+    return std::any_of(row.settings.begin(), row.settings.end(), [&](const Override& o) { return o.first == key; });
+  };
+  std::vector<Override> kept_user, changed;
+  for (const auto& ov : user)
+    if (!searched(ov.first)) kept_user.push_back(ov);
+  for (const auto& ov : row.settings)
+    if (user_set(ov.first) || search_field(ov.first).get(base) != ov.second) changed.push_back(ov);
+  changed.insert(changed.begin(), kept_user.begin(), kept_user.end());
+  row.changes = config_text(changed);
+  row.settings.insert(row.settings.end(), kept_user.begin(), kept_user.end());
+}
+
 }  // namespace
 
 namespace {
@@ -184,11 +203,6 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
     row.objective = search_objective_value(row.prediction, options.objective);
     row.settings = settings;
     row.config = config_text(settings);
-    if (share.best.size() == top && !better(row, share.best.back())) return;
-    std::vector<Override> changed;
-    for (const auto& ov : settings)
-      if (search_field(ov.first).get(base) != ov.second) changed.push_back(ov);
-    row.changes = config_text(changed);
     keep(share.best, std::move(row), top);
   });
   return share;
@@ -245,6 +259,7 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
     result.ranked += s.ranked;
     for (auto& row : s.best) keep(best, std::move(row), static_cast<std::size_t>(options.top));
   }
+  for (auto& row : best) add_reproduction(row, base, options.overrides);
   result.rows = std::move(best);
   return result;
 }
