@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "parallelism.hpp"
+#include "step_memo.hpp"
 
 namespace ptp {
 
@@ -92,7 +93,8 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
 
 MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants& k) {
   const Layout l = make_layout(job);
-  const auto stages = partition_stages(job.workload, l);
+  const auto shared_stages = stages_of(job, l);
+  const std::vector<Stage>& stages = *shared_stages;
   MemoryEstimate worst;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const auto m = stage_memory(stages[i], static_cast<int>(i), job, l, k);
