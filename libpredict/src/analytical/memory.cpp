@@ -39,6 +39,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   // would have stashed.
   const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
   double block_saved = 0, blocks = std::max(1, s.blocks);
+  const bool full = l.recompute == "full";
   for (const auto& op : s.ops) {
     const double bytes = saved_bytes(op, p);
     if (!op.in_block) {
@@ -46,7 +47,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
       continue;
     }
     block_saved += bytes;
-    const bool dropped = l.recompute == "full" || op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax ||
+    const bool dropped = full || op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax ||
                          op.kind == OpKind::norm || op.kind == OpKind::elementwise;
     if (!dropped) st.kept += bytes;
   }
