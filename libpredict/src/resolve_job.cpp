@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "analytical/parallelism.hpp"
+#include "analytical/step_memo.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 #include "ptp/vocab/error.hpp"
@@ -28,7 +29,7 @@ std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
 
 // Model-parallel layouts must cut the model where Megatron can: heads over TP ranks, blocks over
 // pipeline chunks, sequence chunks over CP ranks, experts over EP ranks.
-void validate_layout(const ResolvedJob& r, const Workload& w) {
+void validate_layout(const ResolvedJob& r, int blocks) {
   const auto& j = r.job;
   const auto& par = j.parallelism;
   const auto& m = *r.model;
@@ -45,7 +46,6 @@ void validate_layout(const ResolvedJob& r, const Workload& w) {
     fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) + " attention heads of '" +
                                       m.id + "'");
   const int chunks = par.pipeline * par.virtual_pipeline;
-  const int blocks = par.pipeline > 1 ? count_blocks(w) : 0;  // walks every op: only when it matters
   if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).divisible)
     fail(j, par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",
          "the " + num(blocks) + " layers of '" + m.id + "' do not split into pipeline x virtual_pipeline = " +
@@ -74,9 +74,17 @@ std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p) {
   return "";
 }
 
+std::shared_ptr<const SharedWorkload> share_workload(Workload w) {
+  auto s = std::make_shared<SharedWorkload>();
+  s->blocks = count_blocks(w);
+  s->workload = std::move(w);
+  s->memo = std::make_shared<StepMemo>();
+  return s;
+}
+
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) { return resolve_job(job, catalogs, nullptr); }
 
-ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, const Workload* workload) {
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::shared_ptr<const SharedWorkload> workload) {
   ResolvedJob r;
   r.job = job;
   const std::string where = job.file + ": cluster.gpu: ";
@@ -133,9 +141,9 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, const Work
   BuildContext ctx;
   ctx.batch = rj.batch_size;
   ctx.seq_len = rj.seq_len;
-  if (workload) {  // validated before the copy: a search refuses most layouts it meets
-    validate_layout(r, *workload);
-    r.workload = *workload;
+  if (workload) {
+    validate_layout(r, workload->blocks);
+    r.shared = std::move(workload);
     return r;
   }
   try {
@@ -149,7 +157,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, const Work
              r.model->family + " model");
   apply_finetune(r.workload, rj.finetune, job.file, r.model->id);
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
-  validate_layout(r, r.workload);
+  validate_layout(r, par.pipeline > 1 ? count_blocks(r.workload) : 0);  // walks every op: only when it matters
   return r;
 }
 

@@ -1,9 +1,12 @@
 // Per-job prediction cost: one in-process prediction (analytical and learned), a 10,000-config
-// sweep, and the fixed start-up cost (catalogs, bundle) a CLI call pays once.
+// sweep, --search over a 10,000-configuration space and over the 390,000-configuration default
+// space of Llama-3-70B on 1,024 H100s, and the fixed start-up cost (catalogs, bundle) a CLI call
+// pays once.
 #include <benchmark/benchmark.h>
 
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/predict/predictor.hpp"
+#include "ptp/predict/search.hpp"
 
 namespace {
 const std::string kConfigs = std::string(PTP_SOURCE_DIR) + "/configs";
@@ -60,6 +63,46 @@ void BM_Sweep10k(benchmark::State& state) {
   state.counters["configs"] = static_cast<double>(jobs.size());
 }
 BENCHMARK(BM_Sweep10k)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void run_search_bench(benchmark::State& state, const ptp::JobSpec& base, const ptp::SearchSpace& space,
+                      const ptp::Predictor& p) {
+  ptp::SearchOptions opt;
+  opt.top = 3;
+  ptp::SearchResult r;
+  for (auto _ : state) {
+    r = ptp::run_search(base, space, opt, p, nullptr);
+    benchmark::DoNotOptimize(r.rows.data());
+  }
+  state.counters["configs"] = static_cast<double>(r.configurations);
+  state.counters["invalid"] = static_cast<double>(r.invalid);
+  state.counters["no_fit"] = static_cast<double>(r.no_fit);
+  state.counters["ranked"] = static_cast<double>(r.ranked);
+}
+
+// --search over 10,368 configurations of ResNet-50 (6 precisions x 4 shardings x 3 recomputation
+// policies x 12 micro-batches x 12 GPU counts, no gradient accumulation: the global batch follows),
+// learned: the sweep above as a search.
+void BM_Search10k(benchmark::State& state) {
+  const ptp::Predictor p(kConfigs, kBundle, true);
+  const std::string file = kConfigs + "/jobs/resnet50-amp-8xa100.yaml";
+  const auto base = ptp::load_job_spec(file);
+  const auto space = ptp::parse_search_space(
+      "batch_size: [16, 32, 48, 64, 96, 128, 160, 192, 224, 256, 320, 384]\n"
+      "cluster.num_gpus: [8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96]\ngrad_accum: [1]\n",
+      "bench-space.yaml", base, file, {}, p);
+  run_search_bench(state, base, space, p);
+}
+BENCHMARK(BM_Search10k)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The default space of Llama-3-70B FP8 on 1,024 H100s (389,760 configurations), learned: what
+// `ptp-predict configs/jobs/llama3-70b-fp8-256xh100.yaml --set cluster.num_gpus=1024 --search` walks.
+void BM_Search70b1024(benchmark::State& state) {
+  const ptp::Predictor p(kConfigs, kBundle, true);
+  const std::string file = kConfigs + "/jobs/llama3-70b-fp8-256xh100.yaml";
+  const auto base = ptp::load_job_spec(file, {{"cluster.num_gpus", "1024"}});
+  run_search_bench(state, base, ptp::default_search_space(base, p), p);
+}
+BENCHMARK(BM_Search70b1024)->Unit(benchmark::kMillisecond)->Iterations(1);
 }  // namespace
 
 BENCHMARK_MAIN();

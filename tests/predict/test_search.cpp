@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "ptp/predict/analytical.hpp"
 #include "ptp/predict/predictor.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -222,5 +223,44 @@ TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]
       CHECK(many.rows[i].objective == one.rows[i].objective);
       CHECK(many.rows[i].prediction.iteration_s == one.rows[i].prediction.iteration_s);
     }
+  }
+}
+
+TEST_CASE("search: predictions through a shared workload's memo equal fresh ones, in any order", "[search]") {
+  // The search resolves configurations against one shared workload whose memo keeps recent
+  // partitions and op-time tables; revisiting layouts after they were evicted, and alternating
+  // learned and analytical compositions, must give bit-identical predictions.
+  const std::string file = job_path("llama3-70b-fp8-256xh100.yaml");
+  for (const Predictor* predictor : {&analytical(), &learned()}) {
+    const JobSpec base = load_job_spec(file);
+    auto shared = share_workload(resolve_job(base, predictor->catalogs()).workload);
+    int checked = 0;
+    for (int round = 0; round < 2; ++round)
+      for (const std::string tp : {"8", "4", "2"})
+        for (const std::string pp : {"4", "1", "8", "2", "5", "10"})
+          for (const std::string recompute : {"full", "selective", "none"}) {
+            const std::vector<Override> flags{{"parallelism.tensor", tp}, {"parallelism.pipeline", pp},
+                                              {"activation_checkpointing", recompute},
+                                              {"precision", round ? "bf16" : "fp8"}};
+            const JobSpec job = load_job_spec(file, flags);
+            INFO("tp " << tp << " pp " << pp << " " << recompute << " round " << round);
+            Prediction fresh, memoised;
+            try {
+              fresh = predictor->predict(job);
+            } catch (const InputError&) {
+              CHECK_THROWS_AS(resolve_job(job, predictor->catalogs(), shared), InputError);
+              continue;
+            }
+            const ResolvedJob r = resolve_job(job, predictor->catalogs(), shared);
+            CHECK(estimate_memory(r, predictor->constants()).per_gpu_bytes == fresh.memory.per_gpu_bytes);
+            memoised = predictor->predict(r);
+            CHECK(memoised.iteration_s == fresh.iteration_s);
+            CHECK(memoised.breakdown.forward == fresh.breakdown.forward);
+            CHECK(memoised.breakdown.recompute == fresh.breakdown.recompute);
+            CHECK(memoised.memory.per_gpu_bytes == fresh.memory.per_gpu_bytes);
+            CHECK(memoised.layers.size() == fresh.layers.size());
+            ++checked;
+          }
+    CHECK(checked > 20);
   }
 }

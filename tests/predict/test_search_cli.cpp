@@ -74,6 +74,42 @@ TEST_CASE("search CLI: the 256-GPU Llama 3 70B job ranks fitting layouts", "[cli
   CHECK(j["search"]["invalid"].get<long>() > 0);
 }
 
+TEST_CASE("search CLI: the user's --set flags are part of every row's reproduction", "[cli][search]") {
+  // The base job already carries the user's flags: rows whose searched values equal the base's
+  // would print "(the job as written)" and reproduce the job file without them.
+  const std::string space = std::filesystem::temp_directory_path() / "ptp-search-user-set-space.yaml";
+  std::ofstream(space) << "precision: [amp_bf16, fp8]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n"
+                          "sharding: [none]\n";
+  const std::string gpt = job("gpt2-xl-bf16-32xh100.yaml");
+  const std::string user = " --set cluster.num_gpus=64 --set sharding=zero1";
+  const auto table = run_command(predict(gpt + user + " --search --top 4 --space " + space));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, !Catch::Contains("(the job as written)"));
+  const auto r = run_command(predict(gpt + user + " --search --top 4 --format json --space " + space));
+  std::filesystem::remove(space);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["rows"].size() == 4);
+  for (const auto& row : j["rows"]) {
+    const std::string changes = row["changes"].get<std::string>();
+    INFO(changes);
+    // The flag no axis replaces is kept; the one an axis replaces gives way to the row's value,
+    // which differs from the user's and is therefore listed.
+    CHECK_THAT(changes, Catch::StartsWith("--set cluster.num_gpus=64"));
+    CHECK_THAT(changes, Catch::Contains("--set sharding=none"));
+    CHECK_THAT(table.out, Catch::Contains(changes + "\n"));
+    std::string flags;
+    for (const auto& f : row["set"]) flags += " --set " + f.get<std::string>();
+    for (const std::string& reproduce : {changes, flags}) {
+      const auto one = run_command(predict(gpt + " " + reproduce + " --format json"));
+      REQUIRE(one.exit_code == 0);
+      const auto p = nlohmann::json::parse(one.out);
+      CHECK(p["iteration"]["seconds"].get<double>() == row["prediction"]["iteration"]["seconds"].get<double>());
+      CHECK(p["num_gpus"] == 64);
+    }
+  }
+}
+
 TEST_CASE("search CLI: budgets apply to the best row", "[cli][search]") {
   const std::string space = std::filesystem::temp_directory_path() / "ptp-search-budget-space.yaml";
   std::ofstream(space) << "precision: [amp_bf16, fp8]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n";

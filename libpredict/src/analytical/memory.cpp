@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "parallelism.hpp"
+#include "step_memo.hpp"
 
 namespace ptp {
 
@@ -38,6 +39,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   // would have stashed.
   const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
   double block_saved = 0, blocks = std::max(1, s.blocks);
+  const bool full = l.recompute == "full";
   for (const auto& op : s.ops) {
     const double bytes = saved_bytes(op, p);
     if (!op.in_block) {
@@ -45,7 +47,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
       continue;
     }
     block_saved += bytes;
-    const bool dropped = l.recompute == "full" || op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax ||
+    const bool dropped = full || op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax ||
                          op.kind == OpKind::norm || op.kind == OpKind::elementwise;
     if (!dropped) st.kept += bytes;
   }
@@ -92,7 +94,8 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
 
 MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants& k) {
   const Layout l = make_layout(job);
-  const auto stages = partition_stages(job.workload, l);
+  const auto shared_stages = stages_of(job, l);
+  const std::vector<Stage>& stages = *shared_stages;
   MemoryEstimate worst;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const auto m = stage_memory(stages[i], static_cast<int>(i), job, l, k);

@@ -134,7 +134,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
       if (tensor_core) emax_compute = tensor_core_emax(emax_compute, op.n, op.k, math, g, k);
       if (!tensor_core && winograd_eligible(op)) {
-        const double pixels_per_sample = op.m / std::max(1.0, job.workload.samples);
+        const double pixels_per_sample = op.m / std::max(1.0, job.work().samples);
         emax_compute *= pixels_per_sample >= k.winograd_large_map_pixels ? k.winograd_large_map_speedup
                                                                          : k.winograd_simt_speedup;
       }

@@ -67,6 +67,7 @@ Op shard_op(const Op& op, const Layout& l);
 // One pipeline stage's share of a micro-batch: the sharded ops of its virtual chunks.
 struct Stage {
   std::vector<Op> ops;
+  std::vector<std::size_t> source;  // index in the workload of each op (what memoised op times are keyed by)
   int blocks = 0;          // transformer blocks on this stage (all chunks)
   int moe_blocks = 0;      // of which carry experts
   double params = 0;       // per GPU, before ZeRO/FSDP; dense (all-reduced, optimizer-swept) only

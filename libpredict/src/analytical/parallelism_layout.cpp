@@ -23,7 +23,7 @@ Layout make_layout(const ResolvedJob& job) {
   l.gpus_per_node = std::max(1, job.gpus_per_node);
   l.num_gpus = j.cluster.num_gpus;
   l.microbatches = std::max(1, j.grad_accum);
-  l.tokens = job.workload.tokens;
+  l.tokens = job.work().tokens;
   l.elem_bytes = job.policy->half_precision ? 2 : 4;
   if (job.model && job.model->family == "transformer") {
     const auto& mp = job.model->params;

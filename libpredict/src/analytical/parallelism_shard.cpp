@@ -140,6 +140,7 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
     auto& st = stages[static_cast<std::size_t>(chunk_of_unit[i] % l.pp)];
     for (const Op* op : units[i].ops) {
       st.ops.push_back(shard_op(*op, l));
+      st.source.push_back(static_cast<std::size_t>(op - w.ops.data()));
       if (op->sparse_update && !op->frozen) {
         st.sparse_params += st.ops.back().params;
         st.sparse_touched += st.ops.back().m * st.ops.back().n;

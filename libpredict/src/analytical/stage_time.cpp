@@ -5,6 +5,7 @@
 #include <map>
 
 #include "parallelism.hpp"
+#include "step_memo.hpp"
 
 namespace ptp {
 
@@ -13,9 +14,10 @@ namespace {
 // Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
 // softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
 // GEMMs and the fused attention kernel keep their outputs.
-bool recomputed(const Op& op, const std::string& policy) {
-  if (policy == "none" || !op.in_block) return false;
-  if (policy == "full") return true;
+enum class Recompute { none, selective, full };
+bool recomputed(const Op& op, Recompute policy) {
+  if (policy == Recompute::none || !op.in_block) return false;
+  if (policy == Recompute::full) return true;
   return op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
          op.kind == OpKind::elementwise;
 }
@@ -26,9 +28,15 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   StageTime t;
   const auto& p = *job.policy;
   std::map<int, std::size_t> layer_index;
+  int last_layer = 0;
+  std::size_t last_index = 0;  // t.layers entry of last_layer (a stage's layers are runs of ops)
   double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
-  for (const auto& op : s.ops) {
-    const OpTime ot = analytical_op_time(op, job, k);
+  const Recompute recompute =
+      l.recompute == "none" ? Recompute::none : (l.recompute == "full" ? Recompute::full : Recompute::selective);
+  const auto times = op_times_of(s, job, l, k);
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    const OpTime& ot = times[i];
     t.gpu_fwd += ot.forward_s;
     t.gpu_bwd += ot.backward_s;
     if (op.uses_gemm_math) t.gpu_gemm += ot.forward_s + ot.backward_s;
@@ -39,7 +47,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
       t.gpu_learned += learned;
       if (ot.forward_s + ot.backward_s > learned) t.roofline_by_kind[op.kind] += ot.forward_s + ot.backward_s - learned;
     }
-    if (recomputed(op, l.recompute)) {
+    if (recomputed(op, recompute)) {
       rec_gpu += ot.forward_s;
       rec_launch += ot.forward_launch_s;
     }
@@ -48,15 +56,19 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
       gemm_inputs += op.elements_in;
       gemm_outputs += op.elements_out;
     }
-    auto [it, fresh] = layer_index.emplace(op.layer, t.layers.size());
-    if (fresh) {
-      const auto dot = op.name.find('.');
-      t.layers.push_back({dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
-      t.layer_params.push_back(0);
+    if (t.layers.empty() || op.layer != last_layer) {
+      auto [it, fresh] = layer_index.emplace(op.layer, t.layers.size());
+      if (fresh) {
+        const auto dot = op.name.find('.');
+        t.layers.push_back({dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
+        t.layer_params.push_back(0);
+      }
+      last_layer = op.layer;
+      last_index = it->second;
     }
-    t.layers[it->second].forward_s += ot.forward_s;
-    t.layers[it->second].backward_s += ot.backward_s;
-    if (!op.sparse_update && !op.frozen) t.layer_params[it->second] += op.params;
+    t.layers[last_index].forward_s += ot.forward_s;
+    t.layers[last_index].backward_s += ot.backward_s;
+    if (!op.sparse_update && !op.frozen) t.layer_params[last_index] += op.params;
   }
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "parallelism.hpp"
+#include "step_memo.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 
 namespace ptp {
@@ -134,7 +135,8 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.seq_len = j.seq_len;
   out.warnings = job.model->warnings;  // what an import assumed (ModelDesc::warnings)
 
-  const auto stages = partition_stages(job.workload, l);
+  const auto shared_stages = stages_of(job, l);
+  const std::vector<Stage>& stages = *shared_stages;
   std::vector<StageTime> times;
   std::size_t slow = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
@@ -189,7 +191,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   if (job.model->sequence) out.tokens_per_second = out.samples_per_second * real_tokens_per_sequence(j);
   out.tokens_per_second_per_gpu = out.tokens_per_second / j.cluster.num_gpus;
   // Hardware FLOPs of all GPUs (recomputation included): one replica's work per DP rank.
-  out.flops_per_step = (job.workload.fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.workload.bwd_flops()) * m *
+  out.flops_per_step = (job.work().fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.work().bwd_flops()) * m *
                        l.dp;
   fill_mfu(job, out);
   if (t.gpu_fwd + t.gpu_bwd > 0) out.gemm_math_share = std::clamp(t.gpu_gemm / (t.gpu_fwd + t.gpu_bwd), 0.0, 1.0);
@@ -212,7 +214,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
     }
   }
   if (!out.memory.fits) add_memory_warning(job, l, out);
-  if (l.pp > 1 && pipeline_split(count_blocks(job.workload), l.pp, l.vp).embedding_as_layer)
+  if (l.pp > 1 && pipeline_split(blocks_of(job), l.pp, l.vp).embedding_as_layer)
     out.warnings.push_back("layers do not divide into pipeline x virtual_pipeline chunks; the embedding and the loss "
                            "each take one layer's slot (Megatron account_for_embedding/loss_in_pipeline_split)");
   if (l.pp > 1 && l.microbatches < l.pp)

@@ -49,7 +49,7 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   const auto& g = *job.gpu;
   const auto& p = *job.policy;
   const auto& j = job.job;
-  const auto& w = job.workload;
+  const auto& w = job.work();
   double flops = 0, gemm = 0, attention = 0, conv = 0, params = 0, embedding_params = 0;
   for (const auto& op : w.ops) {
     const double f = op.fwd_flops + op.bwd_flops;

@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "../analytical/parallelism.hpp"
 #include "ptp/predict/analytical.hpp"
@@ -36,22 +37,24 @@ namespace {
 // space file is a mistake (or an attack) that would run for hours.
 constexpr double kMaxSearchConfigurations = 1e7;
 
-// The workload is built once per (model, micro-batch, seq_len) the search meets.
+// The workload is built once per (model, micro-batch, seq_len) the search meets and shared by every
+// configuration resolved with it (with its memo of partitions: step_memo.hpp).
 class WorkloadCache {
  public:
   explicit WorkloadCache(const Predictor& p) : predictor_(p) {}
   ResolvedJob resolve(const JobSpec& job) {
     const auto key = std::make_tuple(job.model, job.batch_size, job.batch_tokens, job.seq_len);
     auto it = built_.find(key);
-    if (it != built_.end()) return resolve_job(job, predictor_.catalogs(), &it->second);
-    ResolvedJob r = resolve_job(job, predictor_.catalogs());
-    built_.emplace(key, r.workload);
+    if (it != built_.end()) return resolve_job(job, predictor_.catalogs(), it->second);
+    ResolvedJob r = resolve_job(job, predictor_.catalogs());  // an invalid configuration keeps nothing
+    r.shared = built_.emplace(key, share_workload(std::move(r.workload))).first->second;
+    r.workload = Workload{};
     return r;
   }
 
  private:
   const Predictor& predictor_;
-  std::map<std::tuple<std::string, double, double, int>, Workload> built_;
+  std::map<std::tuple<std::string, double, double, int>, std::shared_ptr<const SharedWorkload>> built_;
 };
 
 std::string config_text(const std::vector<Override>& settings) {
@@ -99,7 +102,10 @@ class Enumerator {
   // Calls f(settings) for every configuration.
   template <class F>
   void each(const JobSpec& base, F&& f) {
-    std::vector<Override> settings;
+    // One value per axis, then the fixed overrides: values are assigned in place as the walk moves,
+    // so a configuration costs no copy of its flags.
+    std::vector<Override> settings(space_.axes.size());
+    settings.insert(settings.end(), space_.fixed.begin(), space_.fixed.end());
     JobSpec job = base;
     for (const auto& ov : space_.fixed) search_field(ov.first).set(job, ov.second);
     walk(0, job, settings, f);
@@ -113,20 +119,18 @@ class Enumerator {
   template <class F>
   void walk(std::size_t i, JobSpec& job, std::vector<Override>& settings, F& f) {
     if (i == space_.axes.size()) {
-      std::vector<Override> all = settings;
-      all.insert(all.end(), space_.fixed.begin(), space_.fixed.end());
-      f(job, all);
+      f(std::as_const(job), std::as_const(settings));
       return;
     }
     const auto& axis = space_.axes[i];
     const auto& field = search_field(axis.key);
     const auto values = axis.per_pipeline ? virtual_pipeline_values(job, blocks_) : axis.values;
     const JobSpec saved = job;
+    settings[i].first = axis.key;
     for (const auto& v : values) {
       field.set(job, v);
-      settings.emplace_back(axis.key, v);
+      settings[i].second = v;
       walk(i + 1, job, settings, f);
-      settings.pop_back();
     }
     job = saved;
   }
@@ -134,6 +138,25 @@ class Enumerator {
   const SearchSpace& space_;
   int blocks_;
 };
+
+// The row's flags relative to the job file: `base` already carries the user's --set flags, so a
+// searched value equal to base's is left out of `changes` only when no user flag set that key.
+void add_reproduction(SearchRow& row, const JobSpec& base, const std::vector<Override>& user) {
+  auto user_set = [&](const std::string& key) {
+    return std::any_of(user.begin(), user.end(), [&](const Override& o) { return o.first == key; });
+  };
+  auto searched = [&](const std::string& key) {
+    return std::any_of(row.settings.begin(), row.settings.end(), [&](const Override& o) { return o.first == key; });
+  };
+  std::vector<Override> kept_user, changed;
+  for (const auto& ov : user)
+    if (!searched(ov.first)) kept_user.push_back(ov);
+  for (const auto& ov : row.settings)
+    if (user_set(ov.first) || search_field(ov.first).get(base) != ov.second) changed.push_back(ov);
+  changed.insert(changed.begin(), kept_user.begin(), kept_user.end());
+  row.changes = config_text(changed);
+  row.settings.insert(row.settings.end(), kept_user.begin(), kept_user.end());
+}
 
 }  // namespace
 
@@ -184,11 +207,6 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
     row.objective = search_objective_value(row.prediction, options.objective);
     row.settings = settings;
     row.config = config_text(settings);
-    if (share.best.size() == top && !better(row, share.best.back())) return;
-    std::vector<Override> changed;
-    for (const auto& ov : settings)
-      if (search_field(ov.first).get(base) != ov.second) changed.push_back(ov);
-    row.changes = config_text(changed);
     keep(share.best, std::move(row), top);
   });
   return share;
@@ -205,7 +223,7 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
   result.job_file = base.file;
   for (const auto& a : space.axes) result.axes.push_back(a.key);
 
-  const int blocks = count_blocks(resolve_job(base, predictor.catalogs()).workload);
+  const int blocks = count_blocks(resolve_job(base, predictor.catalogs()).workload);  // once per search
   const double total = Enumerator(space, blocks).count(base);
   if (total > kMaxSearchConfigurations)
     throw InputError((space.file.empty() ? std::string("--search") : space.file) + ": the space has " +
@@ -245,6 +263,7 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
     result.ranked += s.ranked;
     for (auto& row : s.best) keep(best, std::move(row), static_cast<std::size_t>(options.top));
   }
+  for (auto& row : best) add_reproduction(row, base, options.overrides);
   result.rows = std::move(best);
   return result;
 }

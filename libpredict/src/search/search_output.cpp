@@ -40,6 +40,12 @@ nlohmann::json flags_json(const std::vector<Override>& settings) {
   return a;
 }
 
+std::string flags_text(const std::vector<Override>& settings) {
+  std::string out;
+  for (const auto& [k, v] : settings) out += (out.empty() ? "" : " ") + std::string("--set ") + k + "=" + v;
+  return out;
+}
+
 nlohmann::json counts_json(const SearchResult& r) {
   return {{"job", r.job_file},
           {"objective", search_objective_name(r.objective)},
@@ -101,7 +107,7 @@ std::string render_csv_rows(const SearchResult& r) {
          {std::string(search_objective_name(r.objective)), g(row.objective), g(p.iteration_s),
           total ? g(p.total_seconds) : std::string(), total ? g(p.gpu_hours) : std::string(),
           total && p.has_cost ? g(p.cost_usd) : std::string(), g(p.memory.per_gpu_bytes), g(p.memory.capacity_bytes),
-          g(p.mfu), g(speedup(r, p)), p.predictor_kind, row.config})
+          g(p.mfu), g(speedup(r, p)), p.predictor_kind, flags_text(row.settings)})
       cells.push_back(v);
     out += csv_line(cells);
   }

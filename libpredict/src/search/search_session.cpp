@@ -18,7 +18,9 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   const SearchSpace space = req.search_options.space_path.empty()
                                 ? default_search_space(base, predictor)
                                 : load_search_space(req.search_options.space_path, base, file, req.overrides, predictor);
-  SearchResult result = run_search(base, space, req.search_options, predictor, calibration);
+  SearchOptions options = req.search_options;
+  options.overrides = req.overrides;
+  SearchResult result = run_search(base, space, options, predictor, calibration);
   result.job = std::move(job);
 
   PredictOutcome out;

@@ -30,13 +30,27 @@ class Catalogs {
   mutable std::map<std::string, std::unique_ptr<ModelDesc>> models_;
 };
 
+class StepMemo;  // libpredict-private (analytical/step_memo.hpp)
+
+// A workload built once and shared by the many variants of a job that a search resolves, with what
+// the step model derives from the workload alone (its block count; pipeline partitions and per-op
+// sums, in StepMemo) kept beside it. Used by one thread at a time.
+struct SharedWorkload {
+  Workload workload;
+  int blocks = 0;  // count_blocks(workload)
+  std::shared_ptr<StepMemo> memo;
+};
+std::shared_ptr<const SharedWorkload> share_workload(Workload w);
+
 struct ResolvedJob {
   JobSpec job;
   const GpuSpec* gpu = nullptr;
   const FabricSpec* fabric = nullptr;
   const PrecisionPolicy* policy = nullptr;
   const ModelDesc* model = nullptr;
-  Workload workload;         // one micro-batch on one GPU (model-parallel shards applied)
+  Workload workload;         // one micro-batch on one GPU (empty when `shared` is set: read work())
+  std::shared_ptr<const SharedWorkload> shared;  // set by the search's resolve_job overload
+  const Workload& work() const { return shared ? shared->workload : workload; }
   int gpus_per_node = 1;
   int nodes = 1;
   int data_parallel = 1;
@@ -45,8 +59,8 @@ struct ResolvedJob {
 
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs);
 // The workload depends only on the model, the micro-batch and seq_len: a search resolving many
-// variants of one job passes the one it built for them (nullptr: build it).
-ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, const Workload* workload);
+// variants of one job shares the one it built for them instead of copying it into each.
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::shared_ptr<const SharedWorkload> workload);
 // Why the GPU cannot train at this precision (too old for it, no TF32 tensor cores), or "".
 std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p);
 

@@ -50,11 +50,15 @@ SearchObjective parse_search_objective(const std::string& name);  // InputError 
 const char* search_objective_name(SearchObjective o);
 
 struct SearchRow {
-  std::vector<Override> settings;  // one value per axis (and the fixed overrides), in axis order
+  // One value per axis (and the fixed overrides), in axis order, then the user's own --set flags
+  // the axes do not replace: with the job file, the flags that reproduce the row.
+  std::vector<Override> settings;
   Prediction prediction;
   double objective = 0;            // what the ranking sorts by (lower is better)
-  std::string config;              // the --set flags that reproduce the row, as one string
-  std::string changes;             // only the flags whose value differs from the job as written
+  std::string config;              // the searched flags (axes and fixed overrides) as one string: the tie-break
+  // The fewest flags that reproduce the row from the job file: the user's --set flags and the
+  // searched values that differ from the job as written (or replace one of the user's flags).
+  std::string changes;
 };
 
 struct SearchResult {
@@ -72,6 +76,9 @@ struct SearchOptions {
   int top = 10;
   std::string space_path;  // empty: default_search_space
   int threads = 1;         // each thread loads its own Predictor (bundle included)
+  // The user's --set flags, already applied to the base job: rows carry them so that their flags
+  // reproduce them from the job file.
+  std::vector<Override> overrides;
 };
 
 // Searches the space around `base` (the job file with the user's overrides). Rows are ranked by the

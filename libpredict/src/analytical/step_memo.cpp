@@ -1,0 +1,68 @@
+#include "step_memo.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ptp {
+
+std::shared_ptr<const std::vector<Stage>> StepMemo::stages(const Workload& w, const Layout& l) {
+  // partition_stages reads these layout fields only (shard_op: tp, sp, cp, ep; the split: pp, vp).
+  auto same = [&](const Partition& p) {
+    return p.tp == l.tp && p.pp == l.pp && p.vp == l.vp && p.cp == l.cp && p.ep == l.ep && p.sp == l.sp;
+  };
+  auto it = std::find_if(recent_.begin(), recent_.end(), same);
+  if (it != recent_.end()) {
+    std::rotate(it, it + 1, recent_.end());
+    return recent_.back().stages;
+  }
+  if (recent_.size() == kKeep) recent_.erase(recent_.begin());
+  recent_.push_back({l.tp, l.pp, l.vp, l.cp, l.ep, l.sp,
+                     std::make_shared<const std::vector<Stage>>(partition_stages(w, l))});
+  return recent_.back().stages;
+}
+
+OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob& job, const Layout& l,
+                           const AnalyticalConstants& k) {
+  const auto& j = job.job;
+  auto same = [&](const TimeTable& t) {
+    return t.tp == l.tp && t.cp == l.cp && t.ep == l.ep && t.sp == l.sp && t.policy == job.policy && t.gpu == job.gpu &&
+           t.framework == j.framework && t.memory_format == j.memory_format && t.xla == j.xla &&
+           std::memcmp(&t.k, &k, sizeof k) == 0;
+  };
+  auto it = std::find_if(tables_.begin(), tables_.end(), same);
+  if (it != tables_.end()) {
+    std::rotate(it, it + 1, tables_.end());
+  } else {
+    if (tables_.size() == kKeep) tables_.erase(tables_.begin());
+    tables_.push_back({l.tp, l.cp, l.ep, l.sp, job.policy, job.gpu, j.framework, j.memory_format, j.xla, k,
+                       std::vector<bool>(w.ops.size(), false), std::make_shared<std::vector<OpTime>>(w.ops.size())});
+  }
+  TimeTable& t = tables_.back();
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const std::size_t at = s.source[i];
+    if (t.known[at]) continue;
+    (*t.times)[at] = analytical_op_time(s.ops[i], job, k);
+    t.known[at] = true;
+  }
+  OpTimes out;
+  out.table = t.times;
+  out.source = &s.source;
+  return out;
+}
+
+OpTimes op_times_of(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k) {
+  if (job.shared) return job.shared->memo->op_times(s, job.shared->workload, job, l, k);
+  OpTimes out;
+  out.own.reserve(s.ops.size());
+  for (const auto& op : s.ops) out.own.push_back(analytical_op_time(op, job, k));
+  return out;
+}
+
+std::shared_ptr<const std::vector<Stage>> stages_of(const ResolvedJob& job, const Layout& l) {
+  if (job.shared) return job.shared->memo->stages(job.shared->workload, l);
+  return std::make_shared<const std::vector<Stage>>(partition_stages(job.workload, l));
+}
+
+int blocks_of(const ResolvedJob& job) { return job.shared ? job.shared->blocks : count_blocks(job.workload); }
+
+}  // namespace ptp

@@ -1,0 +1,68 @@
+#pragma once
+// What the step model derives from one workload under one layout, kept for the next prediction of
+// the same workload. A search predicts a workload under thousands of layouts, and consecutive
+// configurations often differ only in what these do not depend on (sharding, recomputation,
+// precision): the pipeline partition copies and shards every op, and the learned path composes the
+// step twice and checks memory once more, so without the memo each configuration partitions the
+// model three times; and every op's time is the same under every pipeline split of a layout.
+// Entries are the very values the direct computation returns (same code, same order of summation),
+// so a memoised prediction is identical to a fresh one.
+#include <memory>
+#include <vector>
+
+#include "parallelism.hpp"
+
+namespace ptp {
+
+// Times of a stage's ops: analytical_op_time of each, from the memo's table (by Stage::source) or
+// computed for this stage alone.
+struct OpTimes {
+  std::shared_ptr<std::vector<OpTime>> table;  // by workload op index
+  const std::vector<std::size_t>* source = nullptr;
+  std::vector<OpTime> own;  // by stage op index
+  const OpTime& operator[](std::size_t i) const { return table ? (*table)[(*source)[i]] : own[i]; }
+};
+
+class StepMemo {
+ public:
+  // partition_stages(w, l), for a workload that never changes (the SharedWorkload owning the memo).
+  std::shared_ptr<const std::vector<Stage>> stages(const Workload& w, const Layout& l);
+  // analytical_op_time of the stage's ops (sharded under l); an op's time depends on its shard
+  // (tp, sp, cp, ep), the job's GPU, precision and framework, and the constants, not on its stage.
+  OpTimes op_times(const Stage& s, const Workload& w, const ResolvedJob& job, const Layout& l,
+                   const AnalyticalConstants& k);
+
+ private:
+  struct TimeTable {
+    int tp, cp, ep;
+    bool sp;
+    const PrecisionPolicy* policy;
+    const GpuSpec* gpu;
+    std::string framework, memory_format;
+    bool xla;
+    AnalyticalConstants k;  // compared bytewise: doubles and pointers, no padding
+    std::vector<bool> known;
+    std::shared_ptr<std::vector<OpTime>> times;
+  };
+  std::vector<TimeTable> tables_;  // most recent last
+
+ private:
+  struct Partition {
+    int tp, pp, vp, cp, ep;
+    bool sp;
+    std::shared_ptr<const std::vector<Stage>> stages;
+  };
+  // A few recent layouts: a search meets each workload once per micro-batch step of its walk, with
+  // the sharding and recomputation choices of one layout in a row.
+  static constexpr std::size_t kKeep = 4;
+  std::vector<Partition> recent_;  // most recent last
+};
+
+// The job's stages under its layout, and the times of a stage's ops: memoised when the job shares a
+// search's workload.
+OpTimes op_times_of(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k);
+std::shared_ptr<const std::vector<Stage>> stages_of(const ResolvedJob& job, const Layout& l);
+// count_blocks(job.work()), without walking the ops when the workload is shared.
+int blocks_of(const ResolvedJob& job);
+
+}  // namespace ptp
