@@ -119,7 +119,8 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     CHECK_THAT(load_error(dir), Catch::Contains("aggregator.trees") && Catch::Contains("features"));
   }
   for (const char* broken : {"models", "unseen_model_correction_share"}) {
-    // A manifest without the trained-model list or the share for other models, checksums consistent.
+    // A manifest without the trained-model list or the share for other models, checksums consistent
+    // (older bundles without the GPU list or the other shares load: every GPU counts as seen).
     const auto dir = copy_bundle();
     auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
     manifest["domain"].erase(broken);
@@ -168,7 +169,7 @@ TEST_CASE("cross-validation gives the same figures whether its folds run on one 
 TEST_CASE("a model without training runs gets the bundle's share of the learned correction", "[bundle]") {
   auto b = LearnedBundle::load(trained_bundle());
   CHECK(b.trained_models.count("resnet50") == 1);
-  CHECK(b.unseen_model_correction_share == Approx(kUnseenModelCorrectionShare));
+  CHECK(b.shares.unseen_model == Approx(kUnseenModelCorrectionShare));
   const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
   auto job_for = [&](const std::string& model) {
     return resolve_job(parse_job_spec(YamlReader::load_string(
@@ -182,9 +183,9 @@ TEST_CASE("a model without training runs gets the bundle's share of the learned 
   const double damped = damped_prediction.iteration_s;
   REQUIRE_FALSE(damped_prediction.warnings.empty());
   CHECK_THAT(damped_prediction.warnings.back(), Catch::Contains("resnext101-32x4d"));
-  b.unseen_model_correction_share = 0;
+  b.shares.unseen_model = 0;
   const double composed = b.predict(unseen, AnalyticalConstants{}).iteration_s;
-  b.unseen_model_correction_share = 1;
+  b.shares.unseen_model = 1;
   const double full = b.predict(unseen, AnalyticalConstants{}).iteration_s;
   REQUIRE(std::abs(std::log(full / composed)) > 1e-3);  // the fixture's correction is not zero here
   CHECK(std::log(damped / composed) == Approx(kUnseenModelCorrectionShare * std::log(full / composed)).epsilon(1e-6));
@@ -196,10 +197,46 @@ TEST_CASE("a model without training runs gets the bundle's share of the learned 
                     [](const std::string& w) { return w.find("conv") != std::string::npos; }));
 }
 
+TEST_CASE("a GPU without training runs gets the bundle's unseen-GPU share of the learned correction", "[bundle]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  CHECK(b.trained_gpus.count("a100-sxm4-80gb") == 1);
+  CHECK(b.trained_gpus.count("h100-sxm5-80gb") == 0);  // not in tests/data/train-fixture
+  CHECK(b.shares.unseen_gpu == Approx(kUnseenGpuCorrectionShare));
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  auto job_on = [&](const std::string& gpu) {
+    return resolve_job(parse_job_spec(YamlReader::load_string(
+                           "model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: " + gpu +
+                               ", num_gpus: 8}\n",
+                           "j")),
+                       catalogs);
+  };
+  const auto h100 = job_on("h100-sxm5-80gb");
+  const auto damped = b.predict(h100, AnalyticalConstants{});
+  CHECK(damped.aggregator_share == Approx(kUnseenGpuCorrectionShare));
+  CHECK(std::any_of(damped.warnings.begin(), damped.warnings.end(), [](const std::string& w) {
+    return w.find("GPU 'h100-sxm5-80gb' has no training runs") != std::string::npos;
+  }));
+  b.shares.unseen_gpu = 0;
+  const double composed = b.predict(h100, AnalyticalConstants{}).iteration_s;
+  b.shares.unseen_gpu = 1;
+  const double full = b.predict(h100, AnalyticalConstants{}).iteration_s;
+  REQUIRE(std::abs(std::log(full / composed)) > 1e-3);  // the fixture's correction is not zero here
+  CHECK(std::log(damped.iteration_s / composed) ==
+        Approx(kUnseenGpuCorrectionShare * std::log(full / composed)).epsilon(1e-6));
+  // A GPU with training runs keeps the whole correction; an old bundle without the GPU list treats
+  // every GPU as seen.
+  CHECK(b.predict(job_on("a100-sxm4-80gb"), AnalyticalConstants{}).aggregator_share == 1);
+  b.trained_gpus.clear();
+  CHECK(b.predict(h100, AnalyticalConstants{}).aggregator_share == 1);
+  // Unseen model, unseen GPU and model-parallel layout multiply.
+  CHECK(learned_correction_share({false, false, true}, CorrectionShares{}) ==
+        Approx(kUnseenModelCorrectionShare * kUnseenGpuCorrectionShare * kModelParallelCorrectionShare));
+}
+
 TEST_CASE("a model-parallel job gets the bundle's model-parallel share of the learned correction", "[bundle]") {
   auto b = LearnedBundle::load(trained_bundle());
   CHECK(b.manifest()["domain"]["model_parallel"] == true);
-  CHECK(b.model_parallel_correction_share == Approx(kModelParallelCorrectionShare));
+  CHECK(b.shares.model_parallel == Approx(kModelParallelCorrectionShare));
   const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
   const auto job = resolve_job(
       parse_job_spec(YamlReader::load_string("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
@@ -210,10 +247,10 @@ TEST_CASE("a model-parallel job gets the bundle's model-parallel share of the le
   const auto damped = b.predict(job, AnalyticalConstants{});
   CHECK(damped.predictor_kind == "learned");
   CHECK(damped.aggregator_share == Approx(kModelParallelCorrectionShare));
-  b.model_parallel_correction_share = 0;
+  b.shares.model_parallel = 0;
   const auto composed = b.predict(job, AnalyticalConstants{});
   CHECK(composed.aggregator_share == 0);
-  b.model_parallel_correction_share = 1;
+  b.shares.model_parallel = 1;
   const double full = b.predict(job, AnalyticalConstants{}).iteration_s;
   REQUIRE(std::abs(std::log(full / composed.iteration_s)) > 1e-3);  // the fixture's correction is not zero here
   CHECK(std::log(damped.iteration_s / composed.iteration_s) ==

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "ptp/predict/learned/training_data.hpp"
+#include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
@@ -88,6 +89,30 @@ TEST_CASE("rows whose step time the source itself puts in doubt are excluded by 
   CHECK(t.rows.size() == 2);
   CHECK(t.excluded.at("the source says the throughput unit is ambiguous (tokens or sequences)") == 1);
   CHECK(t.excluded.at("the batch the step time is derived from contradicts a batch the source states") == 1);
+}
+
+TEST_CASE("MoE runs train when the zoo describes their model; hybrid models outside the zoo are counted out",
+          "[training_data]") {
+  // Synthetic rows (unit test only), flagged as the LLM table flags its MoE and hybrid rows.
+  std::map<std::string, std::string> moe = {{"source", "llm"}, {"model", ""}, {"gpu", "gb200"}, {"num_gpus", "64"},
+                                            {"batch_size", "1"}, {"seq_len", "4096"}, {"precision", "fp8"},
+                                            {"framework", "Megatron-Bridge"}, {"ep", "8"}, {"pp", "8"},
+                                            {"notes", "source canonical id: qwen3-235b-a22b (moe); NeMo 26.04 container"}};
+  auto hybrid = moe;
+  hybrid["notes"] = "source canonical id: nemotron-3-nano (moe); NeMo 26.04 container";
+  const auto t = load_runs(ptp::test::write_temp_file(
+      "runs.csv", runs_header() + runs_row("15", "moe_or_hybrid", moe) + runs_row("15", "moe_or_hybrid", hybrid)));
+  REQUIRE(t.rows.size() == 2);  // the flag alone drops nothing
+  CHECK(t.excluded.empty());
+  // Same table, container and task, but two models named only in the notes: two calibration stacks.
+  CHECK(t.rows[0].stack != t.rows[1].stack);
+  CHECK_THAT(t.rows[0].stack, Catch::Contains("qwen3-235b-a22b") && Catch::Contains("26.04"));
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto qwen = resolve_job(t.rows[0].job, catalogs);
+  CHECK(qwen.job.model == "qwen3-235b-a22b");
+  CHECK(qwen.job.parallelism.expert == 8);
+  // ptp-train counts a model the zoo lacks under "cannot be stated as a job spec".
+  CHECK_THROWS_WITH(resolve_job(t.rows[1].job, catalogs), Catch::Contains("unknown model 'nemotron-3-nano'"));
 }
 
 TEST_CASE("framework names normalise", "[training_data]") {

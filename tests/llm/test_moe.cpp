@@ -16,6 +16,7 @@ TEST_CASE("MoE zoo models match their published parameter counts", "[llm][moe]")
   CHECK(params("qwen3-235b-a22b") == Approx(235.09e9).epsilon(0.01));
   CHECK(params("gpt-oss-120b") == Approx(116.83e9).epsilon(0.01));
   CHECK(params("deepseek-v3") == Approx(685e9).epsilon(0.01));  // with the MTP module
+  CHECK(params("kimi-k2") == Approx(1026.4e9).epsilon(0.01));    // DeepSeek-V3 layout, 384 experts, no MTP
 }
 
 TEST_CASE("MoE FLOPs follow the active parameters, not the total", "[llm][moe]") {

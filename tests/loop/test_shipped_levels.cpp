@@ -41,9 +41,11 @@ TEST_CASE("the shipped bundle's compute level answers most of a dense job's op t
   CHECK(d["predictor"]["compute_learned_share"].get<double>() == 0);
 
   const auto table = run_command(binary("ptp-predict") + " " + gpt2);
-  // GPT-2 has no training runs: the unseen-model share of the aggregator's correction.
-  CHECK_THAT(table.out, Catch::Contains("% learned, communication analytical, aggregator 70%"));
-  CHECK(a["predictor"]["aggregator_share"].get<double>() == Approx(0.7));
+  // Neither GPT-2 nor the L4 has training runs: the unseen-model and unseen-GPU shares of the
+  // aggregator's correction multiply (0.7 x 0.8), and both are warned about.
+  CHECK_THAT(table.out, Catch::Contains("% learned, communication analytical, aggregator 56%"));
+  CHECK(a["predictor"]["aggregator_share"].get<double>() == Approx(0.56));
+  CHECK_THAT(table.out, Catch::Contains("GPU 'l4' has no training runs"));
 }
 
 TEST_CASE("the shipped bundle answers a model-parallel LLM job with half its learned correction", "[loop][bundle]") {

@@ -135,12 +135,18 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
                 domain.at("models").is_array(),
             manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false, models: [...]}");
     for (const auto& id : domain["models"]) b.trained_models.insert(id.get<std::string>());
-    b.unseen_model_correction_share = domain.at("unseen_model_correction_share").get<double>();
-    require(b.unseen_model_correction_share >= 0 && b.unseen_model_correction_share <= 1, manifest_path,
-            "domain.unseen_model_correction_share", "expected a share between 0 and 1");
-    b.model_parallel_correction_share = domain.value("model_parallel_correction_share", 1.0);
-    require(b.model_parallel_correction_share >= 0 && b.model_parallel_correction_share <= 1, manifest_path,
-            "domain.model_parallel_correction_share", "expected a share between 0 and 1");
+    if (domain.contains("gpus")) {
+      require(domain["gpus"].is_array(), manifest_path, "domain.gpus", "expected a list of GPU ids");
+      for (const auto& id : domain["gpus"]) b.trained_gpus.insert(id.get<std::string>());
+    }
+    auto share = [&](const char* key, bool required) {
+      const double v = required ? domain.at(key).get<double>() : domain.value(key, 1.0);
+      require(v >= 0 && v <= 1, manifest_path, std::string("domain.") + key, "expected a share between 0 and 1");
+      return v;
+    };
+    b.shares.unseen_model = share("unseen_model_correction_share", true);
+    b.shares.unseen_gpu = share("unseen_gpu_correction_share", false);
+    b.shares.model_parallel = share("model_parallel_correction_share", false);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
@@ -152,9 +158,9 @@ bool is_model_parallel(const JobSpec& j) {
   return par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
 }
 
-double learned_correction_share(bool model_has_training_runs, bool model_parallel, double unseen_model_share,
-                                double model_parallel_share) {
-  return (model_has_training_runs ? 1.0 : unseen_model_share) * (model_parallel ? model_parallel_share : 1.0);
+double learned_correction_share(const CorrectionDomain& job, const CorrectionShares& shares) {
+  return (job.model_seen ? 1.0 : shares.unseen_model) * (job.gpu_seen ? 1.0 : shares.unseen_gpu) *
+         (job.model_parallel ? shares.model_parallel : 1.0);
 }
 
 std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job) {
@@ -179,13 +185,14 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   k.op_model = compute.get();
   k.collective_model = communication.get();
   Prediction p = predict_analytical(job, k);
-  const bool seen = trained_models.count(job.job.model) > 0;
-  p.aggregator_share = learned_correction_share(seen, is_model_parallel(job.job), unseen_model_correction_share,
-                                                model_parallel_correction_share);
-  if (!seen)
-    p.warnings.push_back("model '" + job.job.model + "' has no training runs in the bundle: " +
-                         std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
-                         " % of the learned correction applied");
+  const CorrectionDomain domain{trained_models.count(job.job.model) > 0,
+                                trained_gpus.empty() || trained_gpus.count(job.gpu->id) > 0, is_model_parallel(job.job)};
+  p.aggregator_share = learned_correction_share(domain, shares);
+  const std::string applied =
+      std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) + " % of the learned correction applied";
+  if (!domain.model_seen)
+    p.warnings.push_back("model '" + job.job.model + "' has no training runs in the bundle: " + applied);
+  if (!domain.gpu_seen) p.warnings.push_back("GPU '" + job.gpu->id + "' has no training runs in the bundle: " + applied);
   const double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
   const double factor = std::exp(p.aggregator_share * log_ratio);
   auto& b = p.breakdown;

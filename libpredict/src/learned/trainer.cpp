@@ -152,9 +152,8 @@ struct RunRow {
 };
 
 // The share of a held-out row's correction, as ptp-predict would apply it (bundle.hpp).
-double correction_share(const RunRow& row, bool model_unseen) {
-  return learned_correction_share(!model_unseen, is_model_parallel(row.record->job), kUnseenModelCorrectionShare,
-                                  kModelParallelCorrectionShare);
+double correction_share(const RunRow& row, bool model_unseen, bool gpu_unseen) {
+  return learned_correction_share({!model_unseen, !gpu_unseen, is_model_parallel(row.record->job)}, CorrectionShares{});
 }
 
 }  // namespace
@@ -379,9 +378,10 @@ TrainResult train_bundle(const TrainOptions& o) {
       // model the fold never trained on and for a model-parallel layout (bundle.hpp), the blind
       // ablation alike.
       const auto unseen = unseen_in_training(split, models);
+      const auto unseen_gpu = unseen_in_training(split, gpus);
       std::vector<double> pa(rows.size()), pb(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        const double share = correction_share(rows[i], unseen[i]);
+        const double share = correction_share(rows[i], unseen[i], unseen_gpu[i]);
         pa[i] = rows[i].composed * std::exp(share * aware[i]);
         pb[i] = rows[i].blind_composed * std::exp(share * blind[i]);
       }
@@ -422,10 +422,11 @@ TrainResult train_bundle(const TrainOptions& o) {
     const Split split = group_split("leave_one_stack_out", stacks);
     const auto held = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
     const auto unseen = unseen_in_training(split, models);
+    const auto unseen_gpu = unseen_in_training(split, gpus);
     std::vector<CalibrationEvalRow> eval_rows;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!std::isfinite(held[i])) continue;
-      const double factor = std::exp(correction_share(rows[i], unseen[i]) * held[i]);
+      const double factor = std::exp(correction_share(rows[i], unseen[i], unseen_gpu[i]) * held[i]);
       StepParts parts = rows[i].composed_parts;
       parts.gemm *= factor, parts.memory_bound *= factor, parts.communication *= factor, parts.host *= factor;
       eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
@@ -470,7 +471,9 @@ TrainResult train_bundle(const TrainOptions& o) {
         {"model_parallel", true},
         {"model_parallel_correction_share", kModelParallelCorrectionShare},
         {"models", std::set<std::string>(models.begin(), models.end())},
-        {"unseen_model_correction_share", kUnseenModelCorrectionShare}}},
+        {"unseen_model_correction_share", kUnseenModelCorrectionShare},
+        {"gpus", std::set<std::string>(gpus.begin(), gpus.end())},
+        {"unseen_gpu_correction_share", kUnseenGpuCorrectionShare}}},
       {"training_data", {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}}},
       {"interval", {{"log_q_low", interval.log_q_low}, {"log_q_high", interval.log_q_high}}},
       {"metrics", metrics}};

@@ -75,14 +75,16 @@ std::set<std::string> flags_of(const std::string& text) {
   return out;
 }
 
-// Published rows the source itself marks as broken or not comparable. Everything else is kept.
+// Published rows the source itself marks as broken or not comparable. Everything else is kept:
+// `moe_or_hybrid` rows train like the rest when their model is in the zoo, whose MoE entries describe
+// the experts, routing (top-k) and shared experts; hybrid Mamba models are not in the zoo and drop
+// out as unknown models.
 const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
     {"suspect_amp_fp32_ratio", "AMP/FP32 ratio outside 0.8..6: the source's run was probably broken"},
     {"suspect_superlinear_scaling", "more than 1.15x linear scaling: inconsistent with its own 8-GPU row"},
     {"implausible_exceeds_peak", "throughput above the GPU's dense peak"},
     {"approximate", "approximate value (\"~300ms/iter\" comments)"},
     {"proxy_reduced_layers", "proxy model with fewer layers than named"},
-    {"moe_or_hybrid", "MoE/hybrid model: active parameters and routing not described"},
     {"model_unnamed", "model not named"},
     {"batch_typo_suspected", "batch size probably a typo in the source"},
     {"unit_ambiguous", "the source says the throughput unit is ambiguous (tokens or sequences)"},
@@ -224,8 +226,6 @@ Table<RunRecord> load_runs(const std::string& path) {
     r.quality = csv.text(row, "quality_flag");
     r.task = csv.text(row, "task");
     auto optional_text = [&](const char* col) { return csv.has_column(col) ? csv.text(row, col) : std::string(); };
-    r.stack = stack_key(r.source, optional_text("source_ref"), optional_text("framework"), optional_text("notes"),
-                        csv.text(row, "model"), r.task);
     const auto flags = flags_of(r.quality);
     JobSpec& j = r.job;
     j.file = file + ":" + std::to_string(row.line);
@@ -280,6 +280,9 @@ Table<RunRecord> load_runs(const std::string& path) {
     const std::string ckpt = csv.text(row, "activation_checkpointing");
     if (!ckpt.empty()) j.activation_checkpointing = ckpt;
     if (r.source == "llm") read_as_llm_framework_ran_it(csv, row, j);
+    // The model as read (an LLM row may name it only in its notes): two models are two stacks.
+    r.stack = stack_key(r.source, optional_text("source_ref"), optional_text("framework"), optional_text("notes"),
+                        j.model, r.task);
     // LoRA fine-tuning rows: the tables name the method but not the adapters. Assumed from each
     // framework's LoRA default: NeMo and Megatron-Bridge recipes rank 32, NeMo AutoModel rank 8,
     // both on every linear projection of attention and MLP (the spec's default targets).
