@@ -139,4 +139,14 @@ TEST_CASE("the aggregator follows the measured steps it is trained on", "[learne
   const double ratio = slow.predict(j, AnalyticalConstants{}).iteration_s / base.predict(j, AnalyticalConstants{}).iteration_s;
   CHECK(ratio > 1.6);  // 1.96x when written
   CHECK(ratio < 2.5);
+  // A GPU with no runs in the fixture follows the same data, damped by the unseen-GPU share: the
+  // learned correction still answers there, at 80 % of its log ratio.
+  const auto h100 = job("model: resnet50\nprecision: amp_fp16\nbatch_size: 128\n"
+                        "cluster: {gpu: h100-sxm5-80gb, num_gpus: 8}\n",
+                        catalogs);
+  const auto slow_h100 = slow.predict(h100, AnalyticalConstants{}), base_h100 = base.predict(h100, AnalyticalConstants{});
+  CHECK(slow_h100.aggregator_share == Approx(kUnseenGpuCorrectionShare));
+  const double unseen_ratio = slow_h100.iteration_s / base_h100.iteration_s;
+  CHECK(unseen_ratio > 1.4);  // 1.68x when written (1.96^0.8 = 1.71)
+  CHECK(unseen_ratio < 2.2);
 }

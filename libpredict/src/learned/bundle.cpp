@@ -188,11 +188,14 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const CorrectionDomain domain{trained_models.count(job.job.model) > 0,
                                 trained_gpus.empty() || trained_gpus.count(job.gpu->id) > 0, is_model_parallel(job.job)};
   p.aggregator_share = learned_correction_share(domain, shares);
-  const std::string applied =
-      std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) + " % of the learned correction applied";
-  if (!domain.model_seen)
-    p.warnings.push_back("model '" + job.job.model + "' has no training runs in the bundle: " + applied);
-  if (!domain.gpu_seen) p.warnings.push_back("GPU '" + job.gpu->id + "' has no training runs in the bundle: " + applied);
+  // Searches predict hundreds of thousands of seen jobs: the message is built only when warned.
+  auto warn_unseen = [&](const std::string& what) {
+    p.warnings.push_back(what + " has no training runs in the bundle: " +
+                         std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
+                         " % of the learned correction applied");
+  };
+  if (!domain.model_seen) warn_unseen("model '" + job.job.model + "'");
+  if (!domain.gpu_seen) warn_unseen("GPU '" + job.gpu->id + "'");
   const double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
   const double factor = std::exp(p.aggregator_share * log_ratio);
   auto& b = p.breakdown;
