@@ -46,10 +46,10 @@ void validate_layout(const ResolvedJob& r, int blocks) {
     fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) + " attention heads of '" +
                                       m.id + "'");
   const int chunks = par.pipeline * par.virtual_pipeline;
-  if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).divisible)
+  if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).fits())
     fail(j, par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",
-         "the " + num(blocks) + " layers of '" + m.id + "' do not split into pipeline x virtual_pipeline = " +
-             num(chunks) + " equal chunks (nor do layers + 2 with the embedding and loss as layers)");
+         "the " + num(blocks) + " layers of '" + m.id + "' cannot fill pipeline x virtual_pipeline = " + num(chunks) +
+             " chunks (each chunk needs at least one layer)");
   if (par.context > 1 && j.seq_len % (2 * par.context) != 0)
     fail(j, "parallelism.context", "seq_len " + num(j.seq_len) + " must be a multiple of 2 x context = " +
                                        num(2 * par.context) + " (load-balanced causal chunks)");

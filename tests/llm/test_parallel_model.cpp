@@ -102,11 +102,48 @@ TEST_CASE("126 blocks over 8 x 8 chunks: the first and last chunk carry one bloc
   CHECK(pipeline_split(126, 8, 8).embedding_as_layer);
   CHECK_FALSE(pipeline_split(80, 4, 5).embedding_as_layer);
   CHECK_FALSE(pipeline_split(80, 3, 1).divisible);
+  CHECK_FALSE(pipeline_split(126, 8, 8).uneven);
   const auto job = resolve(llm_job("llama3.1-405b", 64, "parallelism: {pipeline: 8, virtual_pipeline: 8}\n"));
   const auto stages = partition_stages(job.workload, make_layout(job));
   CHECK(stages[0].blocks == 15);
   CHECK(stages[7].blocks == 15);
   for (int s = 1; s < 7; ++s) CHECK(stages[static_cast<std::size_t>(s)].blocks == 16);
+}
+
+TEST_CASE("layers that divide neither way split unevenly, heavier chunks first, and an empty chunk is refused",
+          "[llm][pipeline]") {
+  const auto three = pipeline_split(80, 3, 1);
+  CHECK(three.uneven);
+  CHECK(three.fits());
+  // 80 = 27 + 27 + 26
+  CHECK(three.chunk_of_block(26, 3) == 0);
+  CHECK(three.chunk_of_block(27, 3) == 1);
+  CHECK(three.chunk_of_block(54, 3) == 2);
+  CHECK(three.chunk_of_block(79, 3) == 2);
+  CHECK_FALSE(pipeline_split(8, 4, 4).fits());
+
+  // Kimi K2 as Megatron-Bridge's recipes run it: 61 layers over pipeline 4 x virtual 4 = 16 chunks
+  // (13 chunks of 4 layers, 3 of 3); stage s holds chunks s, s + 4, s + 8, s + 12.
+  const auto job = resolve(llm_job("kimi-k2", 256, "parallelism: {pipeline: 4, virtual_pipeline: 4, expert: 64}\n"));
+  const auto stages = partition_stages(job.workload, make_layout(job));
+  REQUIRE(stages.size() == 4);
+  CHECK(stages[0].blocks == 16);
+  for (int s = 1; s < 4; ++s) CHECK(stages[static_cast<std::size_t>(s)].blocks == 15);
+  auto has = [](const Stage& s, OpKind k) {
+    return std::any_of(s.ops.begin(), s.ops.end(), [k](const Op& o) { return o.kind == k; });
+  };
+  CHECK(has(stages[0], OpKind::embedding));  // with a heavy chunk, as in Megatron-Bridge's Kimi K2 layout
+  CHECK(has(stages[3], OpKind::loss));       // with a light one
+  CHECK_FALSE(has(stages[3], OpKind::embedding));
+  const auto p = predict(llm_job("kimi-k2", 256, "parallelism: {pipeline: 4, virtual_pipeline: 4, expert: 64}\n"));
+  CHECK(p.iteration_s > 0);
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("16 chunks: the first 13 take 4 layers, the rest 3") != std::string::npos; }));
+
+  // More chunks than layers leaves a chunk empty: refused with the field named.
+  const auto refusal = ptp::test::error_of(llm_job("llama3-8b", 64, "parallelism: {pipeline: 8, virtual_pipeline: 8}\n"));
+  CHECK(refusal.find("parallelism.virtual_pipeline") != std::string::npos);
+  CHECK(refusal.find("cannot fill pipeline x virtual_pipeline = 64 chunks") != std::string::npos);
 }
 
 TEST_CASE("memory per GPU for each sharding choice", "[llm][memory]") {

@@ -81,10 +81,17 @@ struct Stage {
 };
 // Splits blocks over pp x vp chunks (chunk c goes to stage c % pp). `embedding_as_layer`: the
 // embedding and the loss each take one block's slot (Megatron account_for_embedding/loss_in_
-// pipeline_split), used when layers + 2 divides evenly and layers does not.
+// pipeline_split), used when layers + 2 divides evenly and layers does not. `uneven`: neither
+// divides, so chunks hold ceil or floor of blocks / chunks, the heavier ones first -- what
+// Megatron's pipeline layouts (pipeline_model_parallel_layout, num_layers_in_last_pipeline_stage)
+// and PyTorch's pipeline splitters do for e.g. Kimi K2's 61 layers over 16 chunks. The slowest
+// stage then paces the pipeline. A chunk with no layer at all is refused (fits() false).
 struct PipelineSplit {
   int blocks = 0;
-  bool divisible = true, embedding_as_layer = false;
+  bool divisible = true, embedding_as_layer = false, uneven = false;
+  bool fits() const { return divisible || uneven; }
+  // Chunk of block b (0-based) in chunk order.
+  int chunk_of_block(int b, int chunks) const;
 };
 PipelineSplit pipeline_split(int blocks, int pp, int vp);
 std::vector<Stage> partition_stages(const Workload& w, const Layout& l);

@@ -106,7 +106,20 @@ PipelineSplit pipeline_split(int blocks, int pp, int vp) {
     s.embedding_as_layer = true;
     s.divisible = true;
   }
+  s.uneven = !s.divisible && blocks >= chunks;
   return s;
+}
+
+int PipelineSplit::chunk_of_block(int b, int chunks) const {
+  if (uneven) {
+    // The first blocks % chunks chunks take one block more than the others.
+    const int light = blocks / chunks, heavy_chunks = blocks % chunks, heavy_blocks = heavy_chunks * (light + 1);
+    return b < heavy_blocks ? b / (light + 1) : heavy_chunks + (b - heavy_blocks) / light;
+  }
+  // Slot of each block in the chunk order; with embedding_as_layer the embedding takes slot 0.
+  const int slots = embedding_as_layer ? blocks + 2 : blocks;
+  const int per_chunk = std::max(1, (slots + chunks - 1) / chunks);
+  return std::min(chunks - 1, (b + (embedding_as_layer ? 1 : 0)) / per_chunk);
 }
 
 std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
@@ -117,14 +130,9 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
   const int chunks = l.pp * l.vp;
   const int blocks = static_cast<int>(block_units.size());
   const auto split = pipeline_split(blocks, l.pp, l.vp);
-  // Slot of each block in the chunk order; with embedding_as_layer the embedding takes slot 0.
   std::vector<int> chunk_of_unit(units.size(), 0);
-  const int slots = split.embedding_as_layer ? blocks + 2 : blocks;
-  const int per_chunk = std::max(1, (slots + chunks - 1) / chunks);
-  for (int b = 0; b < blocks; ++b) {
-    const int slot = b + (split.embedding_as_layer ? 1 : 0);
-    chunk_of_unit[static_cast<std::size_t>(block_units[static_cast<std::size_t>(b)])] = std::min(chunks - 1, slot / per_chunk);
-  }
+  for (int b = 0; b < blocks; ++b)
+    chunk_of_unit[static_cast<std::size_t>(block_units[static_cast<std::size_t>(b)])] = split.chunk_of_block(b, chunks);
   // Non-block units join the next block's chunk (embeddings) or, after the last block, the last chunk.
   int next_chunk = chunks - 1;
   for (std::size_t i = units.size(); i-- > 0;) {

@@ -107,6 +107,19 @@ void add_memory_warning(const ResolvedJob& job, const Layout& l, Prediction& out
   if (l.hidden > 0 && job.data_parallel > 1) fix += ", a larger parallelism.tensor or parallelism.pipeline";
   out.warnings.push_back(buf + fix);
 }
+
+void add_pipeline_split_warning(const PipelineSplit& split, const Layout& l, Prediction& out) {
+  if (split.embedding_as_layer)
+    out.warnings.push_back("layers do not divide into pipeline x virtual_pipeline chunks; the embedding and the loss "
+                           "each take one layer's slot (Megatron account_for_embedding/loss_in_pipeline_split)");
+  if (!split.uneven) return;
+  const int chunks = l.pp * l.vp;
+  out.warnings.push_back("the " + std::to_string(split.blocks) + " layers do not divide into pipeline x virtual_pipeline = " +
+                         std::to_string(chunks) + " chunks: the first " + std::to_string(split.blocks % chunks) +
+                         " take " + std::to_string(split.blocks / chunks + 1) + " layers, the rest " +
+                         std::to_string(split.blocks / chunks) +
+                         " (a Megatron pipeline layout); the heaviest stage paces the pipeline");
+}
 }  // namespace
 
 // One optimizer step: every pipeline stage runs m micro-batches of forward + backward (+ recompute)
@@ -214,9 +227,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
     }
   }
   if (!out.memory.fits) add_memory_warning(job, l, out);
-  if (l.pp > 1 && pipeline_split(blocks_of(job), l.pp, l.vp).embedding_as_layer)
-    out.warnings.push_back("layers do not divide into pipeline x virtual_pipeline chunks; the embedding and the loss "
-                           "each take one layer's slot (Megatron account_for_embedding/loss_in_pipeline_split)");
+  if (l.pp > 1) add_pipeline_split_warning(pipeline_split(blocks_of(job), l.pp, l.vp), l, out);
   if (l.pp > 1 && l.microbatches < l.pp)
     out.warnings.push_back("fewer micro-batches (" + std::to_string(l.microbatches) + ") than pipeline stages (" +
                            std::to_string(l.pp) + "): the bubble dominates; raise global_batch_size");
