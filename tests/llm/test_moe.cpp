@@ -59,3 +59,13 @@ TEST_CASE("DeepSeek-V3's 61 layers + MTP split over 16 stages with embedding and
   const auto job = resolve(llm_job("deepseek-v3", 256, "parallelism: {pipeline: 16, expert: 8}\n", "fp8", "b200-sxm-180gb"));
   CHECK(count_blocks(job.workload) == 62);
 }
+
+TEST_CASE("Llama 4 Scout: every layer routes to 1 of 16 experts next to a shared expert", "[llm][moe]") {
+  const auto job = resolve(llm_job("llama4-scout", 1, "", "bf16", "gb200", 8192));
+  // The text stack of the 109B model (the rest is its vision encoder).
+  CHECK(job.workload.params() == Approx(107.77e9).epsilon(0.01));
+  // 17B active: attention, one routed and the shared expert per layer, the embedding and the head.
+  const double per_token = model_flops_per_microbatch(job.workload) / 8192;
+  const double attention = 12.0 * 48 * 8192 * 5120;
+  CHECK((per_token - attention) / 6 == Approx(17.2e9 - 202048.0 * 5120).epsilon(0.03));
+}
