@@ -40,6 +40,7 @@ TEST_CASE("HF decoder families import to their published parameter counts", "[mo
   const Case cases[] = {
       {"mixtral-8x7b.json", 46.7, 12.9},      // Mistral AI, Mixtral of Experts (2024)
       {"deepseek-v3.json", 671, 37},          // DeepSeek-V3 report: 671B total, 37B activated (MTP not loaded by HF)
+      {"kimi-k2.json", 1026.4, 32.9},         // Kimi K2 report: 1.04T total, 32B activated (HF moonshotai/Kimi-K2-Base)
       {"qwen3-30b-a3b.json", 30.5, 3.3},      // Qwen3 report
       {"qwen1.5-moe-a2.7b.json", 14.3, 2.7},  // Qwen1.5-MoE-A2.7B model card
       {"deepseek-v2-lite.json", 15.7, 0},     // DeepSeek-V2 report (Lite: 15.7B)
@@ -73,6 +74,7 @@ TEST_CASE("HF configs import to the same workload as the zoo YAML of the same mo
   const std::vector<std::pair<std::string, std::string>> pairs = {
       {"qwen3-8b.json", "qwen3-8b"},
       {"qwen3-30b-a3b.json", "qwen3-30b-a3b"},
+      {"kimi-k2.json", "kimi-k2"},
       {"nemotron-4-15b.json", "nemotron4-15b"},
   };
   for (const auto& [file, zoo_id] : pairs) {

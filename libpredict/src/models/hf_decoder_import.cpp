@@ -34,6 +34,7 @@ constexpr Family kFamilies[] = {
     {"qwen3_moe", true, "rmsnorm", "rotary", false, Family::qwen_moe, Family::qwen_opt_in},
     {"deepseek_v2", true, "rmsnorm", "rotary", false, Family::deepseek, Family::none},
     {"deepseek_v3", true, "rmsnorm", "rotary", false, Family::deepseek, Family::none},
+    {"kimi_k2", true, "rmsnorm", "rotary", false, Family::deepseek, Family::none},  // DeepSeek-V3 code, its own type
     {"gemma", true, "rmsnorm", "rotary", true, Family::dense, Family::none},
     {"gemma2", true, "rmsnorm", "rotary", true, Family::dense, Family::every_2nd_global},
     {"gemma3_text", true, "rmsnorm", "rotary", true, Family::dense, Family::pattern_global},
