@@ -41,8 +41,8 @@ Op shard_op(const Op& op, const Layout& l) {
         act = in = saved = params = 1 / t;
         o.k /= t;
         break;
-      case TpRole::split:
-        act = in = out = saved = 1 / t;
+      case TpRole::split:  // heads split over TP ranks; a head's own weights (Mamba conv, A, D) go with it
+        act = in = out = saved = params = 1 / t;
         if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.batch /= t;
         break;
       case TpRole::vocab:

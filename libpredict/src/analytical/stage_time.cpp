@@ -13,12 +13,13 @@ namespace {
 
 // Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
 // softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
-// GEMMs and the fused attention kernel keep their outputs.
+// GEMMs, the fused attention kernel and the Mamba-2 scan (a batched GEMM not on attention scores,
+// which Megatron's selective recompute leaves alone) keep their outputs.
 enum class Recompute { none, selective, full };
 bool recomputed(const Op& op, Recompute policy) {
   if (policy == Recompute::none || !op.in_block) return false;
   if (policy == Recompute::full) return true;
-  return op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
+  return (op.kind == OpKind::attention_bmm && op.on_scores) || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
          op.kind == OpKind::elementwise;
 }
 }  // namespace
