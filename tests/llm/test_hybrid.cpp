@@ -1,5 +1,6 @@
-// Hybrid Mamba-2 / attention / MoE stacks (Nemotron 3 Nano): parameter count, the Mamba-2 mixer's
-// ops and their tensor-parallel roles, pipeline stages counted in hybrid layers, a whole prediction.
+// Hybrid Mamba-2 / attention / MoE stacks (Nemotron 3 Nano and Super): parameter counts, the Mamba-2
+// mixer's ops and their tensor-parallel roles, LatentMoE and hybrid MTP, pipeline stages counted in
+// hybrid layers, whole predictions against the published steps.
 #include <algorithm>
 #include <catch2/catch.hpp>
 
@@ -117,9 +118,69 @@ TEST_CASE("a NemotronH config.json imports as the zoo's hybrid stack", "[llm][hy
   CHECK(imported.workload.params() == Approx(zoo.workload.params()));
   CHECK(imported.workload.fwd_flops() == Approx(zoo.workload.fwd_flops()));
   CHECK(count_blocks(imported.workload) == 52);
-  // Latent MoE (Nemotron 3 Super) is refused, naming the field.
+  // An MTP module without its layer pattern is refused, naming the field.
   std::string text = ptp::test::slurp(hf);
-  text.replace(text.find("\"vocab_size\""), 0, "\"moe_latent_size\": 1024,\n  ");
-  CHECK_THAT(error_of(llm_job(ptp::test::write_temp_file("latent.json", text), 8, "")),
-             Catch::Contains("moe_latent_size"));
+  text.replace(text.find("\"vocab_size\""), 0, "\"num_nextn_predict_layers\": 1,\n  ");
+  CHECK_THAT(error_of(llm_job(ptp::test::write_temp_file("mtp.json", text), 8, "")),
+             Catch::Contains("mtp_pattern"));
+}
+
+TEST_CASE("the Mamba-2 scan is linear in the real tokens of unpadded and packed sequences", "[llm][hybrid]") {
+  const std::string base = llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n", "bf16", "h100-sxm5-80gb", 8192);
+  const Op padded = op_named(resolve(base).workload.ops, "layer0.mamba_ssd_scan");
+  const Op unpadded = op_named(resolve(base + "avg_seq_len: 2048\n").workload.ops, "layer0.mamba_ssd_scan");
+  const Op docs = op_named(resolve(base + "packing: true\navg_seq_len: 1024\nattention_mask: document\n").workload.ops,
+                           "layer0.mamba_ssd_scan");
+  CHECK(unpadded.fwd_flops == Approx(padded.fwd_flops / 4));  // not the 1/16 of attention scores
+  CHECK(unpadded.batch == Approx(padded.batch / 4));           // a quarter of the 128-token chunks
+  CHECK(unpadded.m == padded.m);
+  CHECK(docs.fwd_flops == Approx(padded.fwd_flops));  // packed: every token works
+  CHECK(docs.batch == Approx(padded.batch));
+}
+
+TEST_CASE("Nemotron 3 Super: 120B in the main stack, LatentMoE at width 1024, one hybrid MTP module",
+          "[llm][hybrid]") {
+  const auto job = resolve(llm_job("nemotron-3-super", 64, "parallelism: {expert: 64}\n", "bf16", "gb300", 8192));
+  double main = 0, mtp = 0;
+  for (const auto& op : job.workload.ops) (op.name.rfind("mtp", 0) == 0 ? mtp : main) += op.params;
+  CHECK(main == Approx(120e9).epsilon(0.02));  // NVIDIA's "120B total", as DeepSeek-V3's 671B without MTP
+  CHECK(mtp == Approx(2.94e9).epsilon(0.05));  // eh_proj + one attention + one LatentMoE layer
+  CHECK(count_blocks(job.workload) == 89);     // 88 hybrid layers + the MTP module
+  const auto& ops = job.workload.ops;
+  const double T = 8192;
+  CHECK(op_named(ops, "layer1.moe_router").k == 4096);  // routes on the full hidden state
+  CHECK(op_named(ops, "layer1.moe_latent_down").n == 1024);
+  CHECK(op_named(ops, "layer1.expert_up").k == 1024);
+  CHECK(op_named(ops, "layer1.expert_down").n == 1024);
+  CHECK(op_named(ops, "layer1.expert_dispatch").elements_out == T * 22 * 1024);
+  CHECK(op_named(ops, "layer1.shared_up").k == 4096);  // the shared expert stays at hidden
+  CHECK(op_named(ops, "mtp0.self_attn_flash").kind == OpKind::fused_attention);
+  CHECK(op_named(ops, "mtp0.expert_up").expert_split == ExpertSplit::n);
+  // The all-to-all carries the latent, not the hidden state.
+  CHECK(make_layout(job).expert_width == 1024);
+  CHECK(make_layout(resolve(llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n"))).expert_width == 2688);
+}
+
+TEST_CASE("a hybrid layer is one tensor-parallel sub-layer, a transformer block two", "[llm][hybrid]") {
+  const auto nano = resolve(llm_job("nemotron-3-nano", 8, "parallelism: {tensor: 2, expert: 4}\n"));
+  const auto llama = resolve(llm_job("llama3-8b", 8, "parallelism: {tensor: 2}\n"));
+  const auto n = partition_stages(nano.workload, make_layout(nano));
+  const auto l = partition_stages(llama.workload, make_layout(llama));
+  CHECK(n[0].tp_sublayers == 52);      // one reduction per Mamba-2, attention or MoE layer
+  CHECK(l[0].tp_sublayers == 2 * 32);  // attention and MLP per block, as before
+}
+
+TEST_CASE("a Nemotron 3 Super job predicts a plausible step", "[llm][hybrid]") {
+  // Megatron-Bridge's published GB300 FP8 rows for this layout (64 GPUs, EP 64, micro-batch 1 of
+  // 8192 tokens, 512 sequences per step) measured 6.6 .. 7.1 s per step.
+  const auto p = predict(llm_job("nemotron-3-super", 64, "parallelism: {expert: 64}\n", "fp8", "gb300", 8192, 512));
+  CHECK(p.iteration_s > 6.6 / 2.5);
+  CHECK(p.iteration_s < 7.1 * 2.5);
+  CHECK(p.breakdown.ep_communication > 0);
+}
+
+TEST_CASE("tensor parallelism must divide the Mamba-2 groups", "[llm][hybrid]") {
+  // 32 attention heads divide over 16 ranks, the 8 SSM groups do not.
+  CHECK_THAT(error_of(llm_job("nemotron-3-nano", 16, "parallelism: {tensor: 16}\n")),
+             Catch::Contains("parallelism.tensor") && Catch::Contains("8 Mamba-2 groups"));
 }

@@ -144,12 +144,10 @@ void read_window(const json& j, const std::string& path, const Family& f, YAML::
 
 // NemotronH (Nemotron-H, Nemotron Nano 2, Nemotron 3): hybrid_override_pattern gives one letter per
 // layer (M Mamba-2, * attention, - MLP, E MoE), the same letters as the family's hybrid_pattern.
-// Attention has no positional embedding; MLPs are ungated ReLU^2; norms RMSNorm.
+// Attention has no positional embedding; MLPs are ungated ReLU^2; norms RMSNorm. Nemotron 3 Super
+// adds LatentMoE (moe_latent_size) and MTP modules (num_nextn_predict_layers, each one
+// mtp_hybrid_override_pattern).
 void import_nemotron_h(const json& j, const std::string& path, YAML::Node& p) {
-  if (auto it = j.find("moe_latent_size"); it != j.end() && !it->is_null())
-    contradiction(path, "moe_latent_size", "latent MoE (Nemotron 3 Super/Ultra) is not modelled");
-  if (field(j, path, {"num_nextn_predict_layers", "mtp_num_layers"}, 0) > 0)
-    contradiction(path, "num_nextn_predict_layers", "multi-token prediction layers of hybrid models are not modelled");
   const std::string pattern = string_field(j, path, "hybrid_override_pattern", "");
   const double layers = field(j, path, {"num_hidden_layers"}, static_cast<double>(pattern.size()));
   if (pattern.size() != static_cast<std::size_t>(layers))
@@ -181,6 +179,13 @@ void import_nemotron_h(const json& j, const std::string& path, YAML::Node& p) {
     const double shared =
         field(j, path, {"moe_shared_expert_intermediate_size"}, 0) * field(j, path, {"n_shared_experts"}, 1);
     if (shared > 0) p["shared_expert_ffn"] = shared;
+    const double latent = field(j, path, {"moe_latent_size"}, 0);
+    if (latent > 0) p["expert_latent"] = latent;
+  }
+  const double mtp = field(j, path, {"num_nextn_predict_layers"}, 0);
+  if (mtp > 0) {
+    p["mtp_layers"] = mtp;
+    p["mtp_pattern"] = string_field(j, path, "mtp_hybrid_override_pattern", "");
   }
   if (pattern.find('M') != std::string::npos) {
     YAML::Node m;

@@ -65,21 +65,51 @@ struct TransformerDims {
   // Mixture of experts: the MLP of every block from first_dense_layers on routes each token to
   // experts_per_token of num_experts experts (expert_ffn wide), plus optional always-on shared experts.
   double num_experts = 0, experts_per_token = 0, expert_ffn = 0, shared_expert_ffn = 0;
+  // LatentMoE (Nemotron 3 Super): routed experts work at this width, between a down-projection
+  // from hidden after the router and an up-projection back; 0: experts work at hidden.
+  double expert_latent = 0;
   int first_dense_layers = 0, mtp_layers = 0;
   // Multi-head latent attention (DeepSeek-V2/V3): low-rank q and kv projections, decoupled RoPE.
   bool mla = false;
   double q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
   // Hybrid stacks (HF NemotronH `hybrid_override_pattern`): one letter per layer, M a Mamba-2 mixer,
   // * self-attention, - a dense MLP, E a routed MLP. Empty: every layer is attention + MLP.
-  std::string hybrid_pattern;
+  std::string hybrid_pattern, mtp_pattern;  // mtp_pattern: the layers of each MTP module of a hybrid stack
   // Mamba-2 mixer (HF mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, chunk_size).
   double mamba_heads = 0, mamba_head_dim = 0, mamba_state = 0, mamba_groups = 0, mamba_conv_kernel = 0, mamba_chunk = 0;
 };
 
-// The hybrid layer pattern and its Mamba-2 mixer dimensions (decoder-only stacks only).
+// Each MTP module of a hybrid stack is a short hybrid pattern of its own (HF mtp_hybrid_override_pattern).
+void read_mtp_pattern(const YamlReader& p, TransformerDims& d) {
+  if (d.mtp_layers <= 0) {
+    if (p.has("mtp_pattern")) p.child("mtp_pattern").fail("needs mtp_layers");
+    return;
+  }
+  if (!p.has("mtp_pattern")) p.child("mtp_layers").fail("needs mtp_pattern with hybrid_pattern");
+  d.mtp_pattern = p.get_string("mtp_pattern");
+  if (d.mtp_pattern.empty() || d.mtp_pattern.find_first_not_of("M*-E") != std::string::npos)
+    p.child("mtp_pattern").fail("expected letters M, *, - or E");
+  if (d.mtp_pattern.find('E') != std::string::npos && d.num_experts <= 0)
+    p.child("mtp_pattern").fail("letter E needs num_experts");
+}
+
+// Mamba-2 mixer dimensions; defaults are Mamba-2's (conv 4, chunk 256, one group).
+void read_mamba(const YamlReader& m, TransformerDims& d) {
+  m.check_keys({"heads", "head_dim", "state", "groups", "conv_kernel", "chunk"});
+  d.mamba_heads = m.get_number("heads", 1, 1e5);
+  d.mamba_head_dim = m.get_number("head_dim", 1, 1e4);
+  d.mamba_state = m.get_number("state", 1, 1e5);
+  d.mamba_groups = m.get_number("groups", 1, d.mamba_heads, 1);
+  if (std::fmod(d.mamba_heads, d.mamba_groups) != 0) m.child("groups").fail("must divide heads");
+  d.mamba_conv_kernel = m.get_number("conv_kernel", 1, 64, 4);
+  d.mamba_chunk = m.get_number("chunk", 1, 1e5, 256);
+}
+
+// The hybrid layer pattern, its MTP modules' pattern and its Mamba-2 mixer (decoder-only stacks only).
 void read_hybrid(const YamlReader& p, TransformerDims& d) {
   if (!p.has("hybrid_pattern")) {
-    if (p.has("mamba")) p.child("mamba").fail("needs hybrid_pattern");
+    for (const char* k : {"mamba", "mtp_pattern"})
+      if (p.has(k)) p.child(k).fail("needs hybrid_pattern");
     return;
   }
   const auto pat = p.child("hybrid_pattern");
@@ -91,18 +121,10 @@ void read_hybrid(const YamlReader& p, TransformerDims& d) {
     pat.fail("has " + std::to_string(d.hybrid_pattern.size()) + " letters for " + std::to_string(d.enc_layers) +
              " layers");
   if (d.hybrid_pattern.find('E') != std::string::npos && d.num_experts <= 0) pat.fail("letter E needs num_experts");
-  if (d.mtp_layers > 0) p.child("mtp_layers").fail("is not modelled for hybrid_pattern stacks (their MTP layers are hybrid too)");
-  if (d.hybrid_pattern.find('M') == std::string::npos) return;
+  read_mtp_pattern(p, d);
+  if ((d.hybrid_pattern + d.mtp_pattern).find('M') == std::string::npos) return;
   if (!p.has("mamba")) pat.fail("letter M needs a mamba: section");
-  const auto m = p.child("mamba");
-  m.check_keys({"heads", "head_dim", "state", "groups", "conv_kernel", "chunk"});
-  d.mamba_heads = m.get_number("heads", 1, 1e5);
-  d.mamba_head_dim = m.get_number("head_dim", 1, 1e4);
-  d.mamba_state = m.get_number("state", 1, 1e5);
-  d.mamba_groups = m.get_number("groups", 1, d.mamba_heads, 1);
-  if (std::fmod(d.mamba_heads, d.mamba_groups) != 0) m.child("groups").fail("must divide heads");
-  d.mamba_conv_kernel = m.get_number("conv_kernel", 1, 64, 4);
-  d.mamba_chunk = m.get_number("chunk", 1, 1e5, 256);
+  read_mamba(p.child("mamba"), d);
 }
 
 TransformerDims read_dims(const YamlReader& p) {
@@ -111,7 +133,8 @@ TransformerDims read_dims(const YamlReader& p) {
                 "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "dropout", "mem_len",
                 "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding", "num_experts",
                 "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla",
-                "qkv_bias", "sliding_window", "global_every", "hybrid_pattern", "mamba"});
+                "qkv_bias", "sliding_window", "global_every", "hybrid_pattern", "mamba", "expert_latent",
+                "mtp_pattern"});
   TransformerDims d;
   d.kind = p.get_string("kind");
   if (d.kind != "encoder" && d.kind != "decoder-only" && d.kind != "encoder-decoder")
@@ -190,8 +213,9 @@ TransformerDims read_dims(const YamlReader& p) {
     d.expert_ffn = p.get_number("expert_ffn", 1, 1e7, d.ffn);
     d.shared_expert_ffn = p.get_number("shared_expert_ffn", 0, 1e7, 0);
     d.first_dense_layers = static_cast<int>(p.get_int("first_dense_layers", 0, d.enc_layers, 0));
+    d.expert_latent = p.get_number("expert_latent", 0, d.hidden, 0);
   } else {
-    for (const char* k : {"experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers"})
+    for (const char* k : {"experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "expert_latent"})
       if (p.has(k)) p.child(k).fail("needs num_experts");
   }
   d.mtp_layers = static_cast<int>(p.get_int("mtp_layers", 0, 16, 0));
@@ -244,13 +268,18 @@ void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, doub
 void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   const double h = d.hidden, E = d.num_experts, k = d.experts_per_token, f = d.expert_ffn;
   const double rows = T * k / E;  // balanced routing (the published MoE benchmarks force it)
+  // LatentMoE routes on the full hidden state, then dispatches and computes at the latent width
+  // (Megatron fc1_latent_proj / fc2_latent_proj around the token dispatcher; replicated like the router).
+  const double w = d.expert_latent > 0 ? d.expert_latent : h;
   g.linear("moe_router", T, h, E, false);
   g.elementwise("moe_gate", T * E, 1, 4);  // softmax / sigmoid + top-k
-  experts(g.elementwise("expert_dispatch", T * k * h, 1, 2), ExpertSplit::routed);
-  experts(mlp_proj(g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false), gated ? 2 : 1, E), ExpertSplit::n);
+  if (d.expert_latent > 0) g.linear("moe_latent_down", T, h, w, false);
+  experts(g.elementwise("expert_dispatch", T * k * w, 1, 2), ExpertSplit::routed);
+  experts(mlp_proj(g.linear("expert_up", rows, w, E * (gated ? 2 * f : f), false), gated ? 2 : 1, E), ExpertSplit::n);
   experts(g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4), ExpertSplit::routed);
-  experts(mlp_proj(g.linear("expert_down", rows, E * f, h, false), 1, E), ExpertSplit::k);
-  experts(g.elementwise("expert_combine", T * h, k, 2), ExpertSplit::routed);
+  experts(mlp_proj(g.linear("expert_down", rows, E * f, w, false), 1, E), ExpertSplit::k);
+  experts(g.elementwise("expert_combine", T * w, k, 2), ExpertSplit::routed);
+  if (d.expert_latent > 0) g.linear("moe_latent_up", T, w, h, false);
   if (d.shared_expert_ffn > 0) {
     const double sf = d.shared_expert_ffn;
     mlp_proj(column(g.linear("shared_up", T, h, gated ? 2 * sf : sf, false)), gated ? 2 : 1);
@@ -448,7 +477,8 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     g.norm("mtp_hidden_norm", T * d.hidden, d.hidden);
     g.norm("mtp_embed_norm", T * d.hidden, d.hidden);
     g.linear("mtp_eh_proj", T, 2 * d.hidden, d.hidden, false);
-    block(g, d, B, S, S, true, 0, d.num_experts > 0);
+    if (d.mtp_pattern.empty()) block(g, d, B, S, S, true, 0, d.num_experts > 0);
+    for (char letter : d.mtp_pattern) hybrid_layer(g, d, letter, B, S);
     g.norm("mtp_final_norm", T * d.hidden, d.hidden);
     column(g.linear("mtp_lm_head", T, d.hidden, d.head_vocab, false, true, /*shared_weight=*/true));
     g.loss("mtp_loss", T, d.head_vocab);
