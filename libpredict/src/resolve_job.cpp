@@ -45,6 +45,13 @@ void validate_layout(const ResolvedJob& r, int blocks) {
   if (std::fmod(heads, par.tensor) != 0)
     fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) + " attention heads of '" +
                                       m.id + "'");
+  // Megatron's MambaMixer splits the SSM groups (and so the heads) over TP ranks.
+  if (auto mamba = mp.optional_child("mamba")) {
+    const double groups = mamba->get_number("groups", 1, 1e5, 1);
+    if (std::fmod(groups, par.tensor) != 0)
+      fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(groups) + " Mamba-2 groups of '" +
+                                        m.id + "'");
+  }
   const int chunks = par.pipeline * par.virtual_pipeline;
   if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).fits())
     fail(j, par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",

@@ -91,7 +91,7 @@ TEST_CASE("rows whose step time the source itself puts in doubt are excluded by 
   CHECK(t.excluded.at("the batch the step time is derived from contradicts a batch the source states") == 1);
 }
 
-TEST_CASE("MoE runs train when the zoo describes their model; hybrid models outside the zoo are counted out",
+TEST_CASE("MoE and hybrid runs train when the zoo describes their model; models outside the zoo are counted out",
           "[training_data]") {
   // Synthetic rows (unit test only), flagged as the LLM table flags its MoE and hybrid rows.
   std::map<std::string, std::string> moe = {{"source", "llm"}, {"model", ""}, {"gpu", "gb200"}, {"num_gpus", "64"},
@@ -99,10 +99,15 @@ TEST_CASE("MoE runs train when the zoo describes their model; hybrid models outs
                                             {"framework", "Megatron-Bridge"}, {"ep", "8"}, {"pp", "8"},
                                             {"notes", "source canonical id: qwen3-235b-a22b (moe); NeMo 26.04 container"}};
   auto hybrid = moe;
-  hybrid["notes"] = "source canonical id: nemotron-3-nano (moe); NeMo 26.04 container";
+  hybrid["notes"] = "source canonical id: nemotron-3-nano (hybrid_mamba_moe); NeMo 26.04 container";
+  hybrid["pp"] = "4";  // 52 hybrid layers split over 4 stages
+  auto outside = moe;
+  outside["notes"] = "source canonical id: nemotron-3-ultra (hybrid_mamba_moe); NeMo 26.04 container";
   const auto t = load_runs(ptp::test::write_temp_file(
-      "runs.csv", runs_header() + runs_row("15", "moe_or_hybrid", moe) + runs_row("15", "moe_or_hybrid", hybrid)));
-  REQUIRE(t.rows.size() == 2);  // the flag alone drops nothing
+      "runs.csv", runs_header() + runs_row("15", "moe_or_hybrid", moe) +
+                      runs_row("15", "moe_or_hybrid;model_unmapped", hybrid) +
+                      runs_row("15", "moe_or_hybrid;model_unmapped", outside)));
+  REQUIRE(t.rows.size() == 3);  // the flags alone drop nothing
   CHECK(t.excluded.empty());
   // Same table, container and task, but two models named only in the notes: two calibration stacks.
   CHECK(t.rows[0].stack != t.rows[1].stack);
@@ -111,8 +116,11 @@ TEST_CASE("MoE runs train when the zoo describes their model; hybrid models outs
   const auto qwen = resolve_job(t.rows[0].job, catalogs);
   CHECK(qwen.job.model == "qwen3-235b-a22b");
   CHECK(qwen.job.parallelism.expert == 8);
+  const auto nano = resolve_job(t.rows[1].job, catalogs);
+  CHECK(nano.job.model == "nemotron-3-nano");
+  CHECK(nano.job.parallelism.pipeline == 4);
   // ptp-train counts a model the zoo lacks under "cannot be stated as a job spec".
-  CHECK_THROWS_WITH(resolve_job(t.rows[1].job, catalogs), Catch::Contains("unknown model 'nemotron-3-nano'"));
+  CHECK_THROWS_WITH(resolve_job(t.rows[2].job, catalogs), Catch::Contains("unknown model 'nemotron-3-ultra'"));
 }
 
 TEST_CASE("framework names normalise", "[training_data]") {

@@ -47,7 +47,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
       continue;
     }
     block_saved += bytes;
-    const bool dropped = full || op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax ||
+    const bool dropped = full || (op.kind == OpKind::attention_bmm && op.on_scores) || op.kind == OpKind::softmax ||
                          op.kind == OpKind::norm || op.kind == OpKind::elementwise;
     if (!dropped) st.kept += bytes;
   }

@@ -39,6 +39,7 @@ struct Layout {
   // Transformer dimensions the communication volumes need (0 for other families).
   double tokens = 0;  // per micro-batch per model replica
   double hidden = 0, kv_dim = 0, experts_per_token = 0;
+  double expert_width = 0;  // what the all-to-all carries per routed token: hidden, or LatentMoE's latent
   double elem_bytes = 2;  // activations on the wire (BF16/FP16; FP32 for fp32/tf32 policies)
   bool model_parallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
   bool shards_params() const { return sharding == "zero3" || sharding == "fsdp" || sharding == "hsdp"; }
@@ -70,6 +71,10 @@ struct Stage {
   std::vector<std::size_t> source;  // index in the workload of each op (what memoised op times are keyed by)
   int blocks = 0;          // transformer blocks on this stage (all chunks)
   int moe_blocks = 0;      // of which carry experts
+  // Tensor-parallel sub-layers (an attention or an MLP, each ending in one row-parallel reduction):
+  // two per transformer block, one per layer of a hybrid stack (a Mamba-2 mixer, an attention or an
+  // MLP alone).
+  int tp_sublayers = 0;
   double params = 0;       // per GPU, before ZeRO/FSDP; dense (all-reduced, optimizer-swept) only
   double sparse_params = 0;   // sparsely updated embedding rows held on this GPU
   double sparse_touched = 0;  // embedding elements updated per micro-batch

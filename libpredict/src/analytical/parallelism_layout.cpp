@@ -32,6 +32,8 @@ Layout make_layout(const ResolvedJob& job) {
     const double head_dim = mp.get_number("head_dim", 1, 1e5, l.hidden / heads);
     l.kv_dim = mp.get_number("kv_heads", 1, 1e4, heads) * head_dim;
     l.experts_per_token = mp.get_number("experts_per_token", 0, 1e4, 0);
+    l.expert_width = mp.get_number("expert_latent", 0, 1e6, 0);
+    if (l.expert_width <= 0) l.expert_width = l.hidden;
   }
   return l;
 }

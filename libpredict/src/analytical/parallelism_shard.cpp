@@ -41,8 +41,8 @@ Op shard_op(const Op& op, const Layout& l) {
         act = in = saved = params = 1 / t;
         o.k /= t;
         break;
-      case TpRole::split:
-        act = in = out = saved = 1 / t;
+      case TpRole::split:  // heads split over TP ranks; a head's own weights (Mamba conv, A, D) go with it
+        act = in = out = saved = params = 1 / t;
         if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.batch /= t;
         break;
       case TpRole::vocab:
@@ -75,7 +75,10 @@ namespace {
 // built inside a block (Op::in_block).
 struct Unit {
   std::vector<const Op*> ops;
-  bool block = false, moe = false;
+  bool block = false, moe = false, attention = false, mlp = false;
+  // A block with attention and an MLP is two TP sub-layers; a hybrid layer (one of them, or a
+  // Mamba-2 mixer, whose projections are neither) is one.
+  int tp_sublayers() const { return block ? std::max(1, int(attention) + int(mlp)) : 0; }
 };
 std::vector<Unit> units_of(const Workload& w) {
   std::map<int, Unit> by_layer;
@@ -84,6 +87,8 @@ std::vector<Unit> units_of(const Workload& w) {
     u.ops.push_back(&op);
     if (op.in_block) u.block = true;
     if (op.expert_split != ExpertSplit::none) u.moe = true;
+    if (op.projection == Projection::attention) u.attention = true;
+    if (op.projection == Projection::mlp) u.mlp = true;
   }
   std::vector<Unit> units;
   for (auto& kv : by_layer) units.push_back(std::move(kv.second));
@@ -166,6 +171,7 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
     }
     st.blocks += units[i].block;
     st.moe_blocks += units[i].moe;
+    st.tp_sublayers += units[i].tp_sublayers();
     st.largest_block_params = std::max(st.largest_block_params, block_params[i]);
   }
   return stages;

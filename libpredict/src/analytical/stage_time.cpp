@@ -13,12 +13,13 @@ namespace {
 
 // Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
 // softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
-// GEMMs and the fused attention kernel keep their outputs.
+// GEMMs, the fused attention kernel and the Mamba-2 scan (a batched GEMM not on attention scores,
+// which Megatron's selective recompute leaves alone) keep their outputs.
 enum class Recompute { none, selective, full };
 bool recomputed(const Op& op, Recompute policy) {
   if (policy == Recompute::none || !op.in_block) return false;
   if (policy == Recompute::full) return true;
-  return op.kind == OpKind::attention_bmm || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
+  return (op.kind == OpKind::attention_bmm && op.on_scores) || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
          op.kind == OpKind::elementwise;
 }
 }  // namespace
@@ -90,8 +91,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   if (l.tp > 1 && l.hidden > 0) {
     const auto v = tp_volume_per_block(tokens, l.hidden, l.elem_bytes, l.tp, l.sp);
     const double one = collective_seconds(v.kind, v.bytes, tp_group(l), job, k);
-    double n = s.blocks * v.collectives;
-    if (l.recompute == "full") n += s.blocks * v.collectives / 2.0;  // recomputed forward repeats its collectives
+    double n = s.tp_sublayers / 2.0 * v.collectives;  // v counts a block's two sub-layers
+    if (l.recompute == "full") n += s.tp_sublayers / 2.0 * v.collectives / 2.0;  // recomputed forward repeats its collectives
     n += (first ? v.collectives / 4.0 : 0) + (last ? v.collectives / 4.0 : 0);  // vocab-parallel embedding / head
     t.tp_comm = n * one;
     t.tp_exposed = t.tp_comm * pk.tp_exposed;
@@ -104,7 +105,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   }
   if (l.ep > 1 && s.moe_blocks > 0) {
     const double routed = tokens / (l.sp ? l.tp : 1);
-    const double bytes = ep_bytes_per_block(routed, l.hidden, std::max(1.0, l.experts_per_token), l.elem_bytes);
+    const double bytes = ep_bytes_per_block(routed, l.expert_width, std::max(1.0, l.experts_per_token), l.elem_bytes);
     t.ep_comm = s.moe_blocks * 4 * collective_seconds(Collective::all_to_all, bytes / 4, ep_group(l), job, k);
     t.ep_exposed = t.ep_comm * pk.a2a_exposed;
   }

@@ -77,8 +77,9 @@ std::set<std::string> flags_of(const std::string& text) {
 
 // Published rows the source itself marks as broken or not comparable. Everything else is kept:
 // `moe_or_hybrid` rows train like the rest when their model is in the zoo, whose MoE entries describe
-// the experts, routing (top-k) and shared experts; hybrid Mamba models are not in the zoo and drop
-// out as unknown models.
+// the experts, routing (top-k) and shared experts, and whose hybrid entries (nemotron-3-nano,
+// nemotron-3-super) their Mamba-2 / attention / MoE layer pattern. Hybrid models the zoo lacks
+// (Nemotron 3 Ultra, 3.5 Lightning: no public architecture config found) drop out as unknown models.
 const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
     {"suspect_amp_fp32_ratio", "AMP/FP32 ratio outside 0.8..6: the source's run was probably broken"},
     {"suspect_superlinear_scaling", "more than 1.15x linear scaling: inconsistent with its own 8-GPU row"},

@@ -1,8 +1,9 @@
 // Hugging Face config.json of decoder-only language models -> transformer family parameters. One
 // table row per model_type says what its modelling code hard-wires (gated MLP, norm, positions,
 // biases, tied embeddings); the config's fields give the sizes: GQA/MQA key-value heads, head_dim,
-// sliding windows, mixture-of-experts (Mixtral, Qwen-MoE, OLMoE, DeepSeek) and DeepSeek's latent
-// attention. Field names follow each model's configuration_*.py in transformers.
+// sliding windows, mixture-of-experts (Mixtral, Qwen-MoE, OLMoE, DeepSeek), DeepSeek's latent
+// attention and NemotronH's hybrid Mamba-2 stacks. Field names follow each model's
+// configuration_*.py in transformers.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -142,15 +143,76 @@ void read_window(const json& j, const std::string& path, const Family& f, YAML::
   }
 }
 
+// NemotronH (Nemotron-H, Nemotron Nano 2, Nemotron 3): hybrid_override_pattern gives one letter per
+// layer (M Mamba-2, * attention, - MLP, E MoE), the same letters as the family's hybrid_pattern.
+// Attention has no positional embedding; MLPs are ungated ReLU^2; norms RMSNorm. Nemotron 3 Super
+// adds LatentMoE (moe_latent_size) and MTP modules (num_nextn_predict_layers, each one
+// mtp_hybrid_override_pattern).
+void import_nemotron_h(const json& j, const std::string& path, YAML::Node& p) {
+  const std::string pattern = string_field(j, path, "hybrid_override_pattern", "");
+  const double layers = field(j, path, {"num_hidden_layers"}, static_cast<double>(pattern.size()));
+  if (pattern.size() != static_cast<std::size_t>(layers))
+    contradiction(path, "hybrid_override_pattern", "needs one letter per layer (" +
+                                                       std::to_string(static_cast<long>(layers)) + " layers)");
+  const double heads = field(j, path, {"num_attention_heads"});
+  p["kind"] = "decoder-only";
+  p["attention"] = "flash";
+  p["dropout"] = false;
+  p["norm"] = "rmsnorm";
+  p["positions"] = "none";
+  p["activation"] = "relu2";
+  p["layers"] = layers;
+  p["hybrid_pattern"] = pattern;
+  p["hidden"] = field(j, path, {"hidden_size"});
+  p["heads"] = heads;
+  p["kv_heads"] = field(j, path, {"num_key_value_heads"}, heads);
+  if (has_number(j, "head_dim")) p["head_dim"] = field(j, path, {"head_dim"});
+  p["ffn"] = field(j, path, {"intermediate_size"});
+  p["vocab"] = field(j, path, {"vocab_size"});
+  p["bias"] = flag(j, path, "mlp_bias", false);
+  p["qkv_bias"] = flag(j, path, "attention_bias", false);
+  p["tie_embeddings"] = flag(j, path, "tie_word_embeddings", false);
+  if (pattern.find('E') != std::string::npos) {
+    p["num_experts"] = field(j, path, {"n_routed_experts"});
+    p["experts_per_token"] = field(j, path, {"num_experts_per_tok"});
+    p["expert_ffn"] = field(j, path, {"moe_intermediate_size"});
+    // modeling_nemotron_h: one shared MLP of moe_shared_expert_intermediate_size x n_shared_experts.
+    const double shared =
+        field(j, path, {"moe_shared_expert_intermediate_size"}, 0) * field(j, path, {"n_shared_experts"}, 1);
+    if (shared > 0) p["shared_expert_ffn"] = shared;
+    const double latent = field(j, path, {"moe_latent_size"}, 0);
+    if (latent > 0) p["expert_latent"] = latent;
+  }
+  const double mtp = field(j, path, {"num_nextn_predict_layers"}, 0);
+  if (mtp > 0) {
+    p["mtp_layers"] = mtp;
+    p["mtp_pattern"] = string_field(j, path, "mtp_hybrid_override_pattern", "");
+  }
+  if (pattern.find('M') != std::string::npos) {
+    YAML::Node m;
+    m["heads"] = field(j, path, {"mamba_num_heads"});
+    m["head_dim"] = field(j, path, {"mamba_head_dim"});
+    m["state"] = field(j, path, {"ssm_state_size"});
+    m["groups"] = field(j, path, {"n_groups"}, 1);
+    m["conv_kernel"] = field(j, path, {"conv_kernel"}, 4);
+    m["chunk"] = field(j, path, {"chunk_size"}, 256);
+    p["mamba"] = m;
+  }
+}
+
 }  // namespace
 
 std::string decoder_types() {
   std::string list;
   for (const auto& f : kFamilies) list += std::string(list.empty() ? "" : " | ") + f.type;
-  return list;
+  return list + " | nemotron_h";
 }
 
 bool import_decoder(const json& j, const std::string& path, const std::string& type, YAML::Node& p) {
+  if (type == "nemotron_h") {
+    import_nemotron_h(j, path, p);
+    return true;
+  }
   const Family* f = nullptr;
   for (const auto& fam : kFamilies)
     if (type == fam.type) f = &fam;

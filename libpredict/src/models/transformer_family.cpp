@@ -1,12 +1,15 @@
 // Transformer encoder / decoder-only / encoder-decoder stacks from their dimensions (BERT, ELECTRA,
 // GPT-2/3, OPT, Llama, BART, T5, Transformer-big, Transformer-XL, ViT), with mixture-of-experts MLPs
-// (Mixtral / Qwen-MoE / DeepSeek style), multi-head latent attention and multi-token prediction.
+// (Mixtral / Qwen-MoE / DeepSeek style), multi-head latent attention, multi-token prediction and
+// hybrid Mamba-2 stacks (Nemotron-H / Nemotron 3: one mixer or one MLP per layer, `hybrid_pattern`).
 //
 // Each op carries its Megatron-LM parallel role (Op::tp_role, Op::expert_split), set here where the
 // op is built: QKV/Q/KV, MLP up and the LM head are column-parallel, attention out and MLP down
 // row-parallel, RoPE, attention dropout and the MLP activation work on head/ffn-split tensors, token
 // embeddings are vocabulary-parallel, the experts' ops are divided over expert-parallel ranks, and
-// the MLA down-projections and the MoE router are replicated. Names are for people and the trace only.
+// the MLA down-projections and the MoE router are replicated. A Mamba-2 mixer follows Megatron's
+// MambaMixer: in_proj column-parallel, out_proj row-parallel, conv, scan and gated norm head-split.
+// Names are for people and the trace only.
 #include <cmath>
 
 #include "ptp/predict/model_zoo.hpp"
@@ -62,11 +65,67 @@ struct TransformerDims {
   // Mixture of experts: the MLP of every block from first_dense_layers on routes each token to
   // experts_per_token of num_experts experts (expert_ffn wide), plus optional always-on shared experts.
   double num_experts = 0, experts_per_token = 0, expert_ffn = 0, shared_expert_ffn = 0;
+  // LatentMoE (Nemotron 3 Super): routed experts work at this width, between a down-projection
+  // from hidden after the router and an up-projection back; 0: experts work at hidden.
+  double expert_latent = 0;
   int first_dense_layers = 0, mtp_layers = 0;
   // Multi-head latent attention (DeepSeek-V2/V3): low-rank q and kv projections, decoupled RoPE.
   bool mla = false;
   double q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  // Hybrid stacks (HF NemotronH `hybrid_override_pattern`): one letter per layer, M a Mamba-2 mixer,
+  // * self-attention, - a dense MLP, E a routed MLP. Empty: every layer is attention + MLP.
+  std::string hybrid_pattern, mtp_pattern;  // mtp_pattern: the layers of each MTP module of a hybrid stack
+  // Mamba-2 mixer (HF mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, chunk_size).
+  double mamba_heads = 0, mamba_head_dim = 0, mamba_state = 0, mamba_groups = 0, mamba_conv_kernel = 0, mamba_chunk = 0;
 };
+
+// Each MTP module of a hybrid stack is a short hybrid pattern of its own (HF mtp_hybrid_override_pattern).
+void read_mtp_pattern(const YamlReader& p, TransformerDims& d) {
+  if (d.mtp_layers <= 0) {
+    if (p.has("mtp_pattern")) p.child("mtp_pattern").fail("needs mtp_layers");
+    return;
+  }
+  if (!p.has("mtp_pattern")) p.child("mtp_layers").fail("needs mtp_pattern with hybrid_pattern");
+  d.mtp_pattern = p.get_string("mtp_pattern");
+  if (d.mtp_pattern.empty() || d.mtp_pattern.find_first_not_of("M*-E") != std::string::npos)
+    p.child("mtp_pattern").fail("expected letters M, *, - or E");
+  if (d.mtp_pattern.find('E') != std::string::npos && d.num_experts <= 0)
+    p.child("mtp_pattern").fail("letter E needs num_experts");
+}
+
+// Mamba-2 mixer dimensions; defaults are Mamba-2's (conv 4, chunk 256, one group).
+void read_mamba(const YamlReader& m, TransformerDims& d) {
+  m.check_keys({"heads", "head_dim", "state", "groups", "conv_kernel", "chunk"});
+  d.mamba_heads = m.get_number("heads", 1, 1e5);
+  d.mamba_head_dim = m.get_number("head_dim", 1, 1e4);
+  d.mamba_state = m.get_number("state", 1, 1e5);
+  d.mamba_groups = m.get_number("groups", 1, d.mamba_heads, 1);
+  if (std::fmod(d.mamba_heads, d.mamba_groups) != 0) m.child("groups").fail("must divide heads");
+  d.mamba_conv_kernel = m.get_number("conv_kernel", 1, 64, 4);
+  d.mamba_chunk = m.get_number("chunk", 1, 1e5, 256);
+}
+
+// The hybrid layer pattern, its MTP modules' pattern and its Mamba-2 mixer (decoder-only stacks only).
+void read_hybrid(const YamlReader& p, TransformerDims& d) {
+  if (!p.has("hybrid_pattern")) {
+    for (const char* k : {"mamba", "mtp_pattern"})
+      if (p.has(k)) p.child(k).fail("needs hybrid_pattern");
+    return;
+  }
+  const auto pat = p.child("hybrid_pattern");
+  if (d.kind != "decoder-only") pat.fail("needs kind: decoder-only");
+  d.hybrid_pattern = p.get_string("hybrid_pattern");
+  if (d.hybrid_pattern.find_first_not_of("M*-E") != std::string::npos)
+    pat.fail("expected one letter per layer: M (Mamba-2), * (attention), - (MLP), E (MoE MLP)");
+  if (static_cast<int>(d.hybrid_pattern.size()) != d.enc_layers)
+    pat.fail("has " + std::to_string(d.hybrid_pattern.size()) + " letters for " + std::to_string(d.enc_layers) +
+             " layers");
+  if (d.hybrid_pattern.find('E') != std::string::npos && d.num_experts <= 0) pat.fail("letter E needs num_experts");
+  read_mtp_pattern(p, d);
+  if ((d.hybrid_pattern + d.mtp_pattern).find('M') == std::string::npos) return;
+  if (!p.has("mamba")) pat.fail("letter M needs a mamba: section");
+  read_mamba(p.child("mamba"), d);
+}
 
 TransformerDims read_dims(const YamlReader& p) {
   p.check_keys({"kind", "layers", "encoder_layers", "decoder_layers", "hidden", "heads", "kv_heads", "head_dim",
@@ -74,7 +133,8 @@ TransformerDims read_dims(const YamlReader& p) {
                 "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "dropout", "mem_len",
                 "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding", "num_experts",
                 "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla",
-                "qkv_bias", "sliding_window", "global_every"});
+                "qkv_bias", "sliding_window", "global_every", "hybrid_pattern", "mamba", "expert_latent",
+                "mtp_pattern"});
   TransformerDims d;
   d.kind = p.get_string("kind");
   if (d.kind != "encoder" && d.kind != "decoder-only" && d.kind != "encoder-decoder")
@@ -96,8 +156,10 @@ TransformerDims read_dims(const YamlReader& p) {
   d.max_positions = p.get_number("max_positions", 0, 1e8, 0);
   d.type_vocab = p.get_number("type_vocab", 0, 1e3, 0);
   d.activation = p.get_string("activation", "gelu");
-  if (d.activation != "gelu" && d.activation != "relu" && d.activation != "swiglu" && d.activation != "geglu")
-    p.child("activation").fail("expected gelu | relu | swiglu | geglu");
+  // relu2: squared ReLU (Nemotron-4, Nemotron-H), an ungated MLP like relu.
+  if (d.activation != "gelu" && d.activation != "relu" && d.activation != "relu2" && d.activation != "swiglu" &&
+      d.activation != "geglu")
+    p.child("activation").fail("expected gelu | relu | relu2 | swiglu | geglu");
   d.norm = p.get_string("norm", "layernorm");
   d.positions = p.get_string("positions", "learned");
   d.attention = p.get_string("attention", "standard");
@@ -151,8 +213,9 @@ TransformerDims read_dims(const YamlReader& p) {
     d.expert_ffn = p.get_number("expert_ffn", 1, 1e7, d.ffn);
     d.shared_expert_ffn = p.get_number("shared_expert_ffn", 0, 1e7, 0);
     d.first_dense_layers = static_cast<int>(p.get_int("first_dense_layers", 0, d.enc_layers, 0));
+    d.expert_latent = p.get_number("expert_latent", 0, d.hidden, 0);
   } else {
-    for (const char* k : {"experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers"})
+    for (const char* k : {"experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "expert_latent"})
       if (p.has(k)) p.child(k).fail("needs num_experts");
   }
   d.mtp_layers = static_cast<int>(p.get_int("mtp_layers", 0, 16, 0));
@@ -172,6 +235,7 @@ TransformerDims read_dims(const YamlReader& p) {
     d.patch = img->get_number("patch", 1, 1e5);
     d.channels = img->get_number("channels", 1, 1e3, 3);
   }
+  read_hybrid(p, d);
   return d;
 }
 
@@ -204,13 +268,18 @@ void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, doub
 void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   const double h = d.hidden, E = d.num_experts, k = d.experts_per_token, f = d.expert_ffn;
   const double rows = T * k / E;  // balanced routing (the published MoE benchmarks force it)
+  // LatentMoE routes on the full hidden state, then dispatches and computes at the latent width
+  // (Megatron fc1_latent_proj / fc2_latent_proj around the token dispatcher; replicated like the router).
+  const double w = d.expert_latent > 0 ? d.expert_latent : h;
   g.linear("moe_router", T, h, E, false);
   g.elementwise("moe_gate", T * E, 1, 4);  // softmax / sigmoid + top-k
-  experts(g.elementwise("expert_dispatch", T * k * h, 1, 2), ExpertSplit::routed);
-  experts(mlp_proj(g.linear("expert_up", rows, h, E * (gated ? 2 * f : f), false), gated ? 2 : 1, E), ExpertSplit::n);
+  if (d.expert_latent > 0) g.linear("moe_latent_down", T, h, w, false);
+  experts(g.elementwise("expert_dispatch", T * k * w, 1, 2), ExpertSplit::routed);
+  experts(mlp_proj(g.linear("expert_up", rows, w, E * (gated ? 2 * f : f), false), gated ? 2 : 1, E), ExpertSplit::n);
   experts(g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4), ExpertSplit::routed);
-  experts(mlp_proj(g.linear("expert_down", rows, E * f, h, false), 1, E), ExpertSplit::k);
-  experts(g.elementwise("expert_combine", T * h, k, 2), ExpertSplit::routed);
+  experts(mlp_proj(g.linear("expert_down", rows, E * f, w, false), 1, E), ExpertSplit::k);
+  experts(g.elementwise("expert_combine", T * w, k, 2), ExpertSplit::routed);
+  if (d.expert_latent > 0) g.linear("moe_latent_up", T, w, h, false);
   if (d.shared_expert_ffn > 0) {
     const double sf = d.shared_expert_ffn;
     mlp_proj(column(g.linear("shared_up", T, h, gated ? 2 * sf : sf, false)), gated ? 2 : 1);
@@ -219,39 +288,39 @@ void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   }
 }
 
-// One pre-/post-norm block: self-attention (+ cross-attention) + MLP. Tokens = batch * q_len.
-void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len, double kv_len, bool causal,
-           double cross_len, bool moe = false, double window = 0) {
-  const double T = batch * q_len;
-  const double h = d.hidden;
+// The attention half of a block: norm, projections, scores (fused or explicit), output, residual.
+// self: self-attention over `keys` (MLA when the model has it); else cross-attention to an encoder.
+void attention_sublayer(GraphBuilder& g, const TransformerDims& d, const std::string& tag, double batch, double q_len,
+                        double keys, bool causal, bool self, double window) {
+  if (self && d.mla) return mla_attention(g, d, batch, q_len, keys, causal);
+  const double T = batch * q_len, h = d.hidden;
   const double q_dim = d.heads * d.head_dim, kv_dim = d.kv_heads * d.head_dim;
-  auto attention = [&](const std::string& tag, double keys, bool is_causal, bool self) {
-    if (self && d.mla) return mla_attention(g, d, batch, q_len, keys, is_causal);
-    g.norm(tag + "_norm", T * h, h);
-    if (self) {
-      attn_proj(column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.qkv_bias)), 3, std::min(q_dim, kv_dim));
-    } else {
-      attn_proj(column(g.linear(tag + "_q", T, h, q_dim, d.qkv_bias)));
-      attn_proj(column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.qkv_bias)), 2);
-    }
-    if (d.positions == "rotary") split(g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6));
-    if (d.attention == "flash") {
-      g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, is_causal, self ? window : 0);
-    } else {
-      const double bh = batch * d.heads;
-      g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
-      if (d.positions == "relative") g.bmm(tag + "_pos_scores", bh, q_len, keys, d.head_dim);
-      g.softmax(tag + "_softmax", bh * q_len * keys);
-      if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
-      g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
-    }
-    attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias)));
-    if (d.dropout) g.elementwise(tag + "_dropout", T * h, 1, 2);
-    g.elementwise(tag + "_residual", T * h, 2, 1);
-  };
-  attention("self_attn", kv_len, causal, true);
-  if (d.positions == "relative") g.linear("rel_pos_proj", kv_len, h, q_dim, false);
-  if (cross_len > 0) attention("cross_attn", cross_len, false, false);
+  g.norm(tag + "_norm", T * h, h);
+  if (self) {
+    attn_proj(column(g.linear(tag + "_qkv", T, h, q_dim + 2 * kv_dim, d.qkv_bias)), 3, std::min(q_dim, kv_dim));
+  } else {
+    attn_proj(column(g.linear(tag + "_q", T, h, q_dim, d.qkv_bias)));
+    attn_proj(column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.qkv_bias)), 2);
+  }
+  if (d.positions == "rotary") split(g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6));
+  if (d.attention == "flash") {
+    g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, causal, self ? window : 0);
+  } else {
+    const double bh = batch * d.heads;
+    g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
+    if (d.positions == "relative") g.bmm(tag + "_pos_scores", bh, q_len, keys, d.head_dim);
+    g.softmax(tag + "_softmax", bh * q_len * keys);
+    if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
+    g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
+  }
+  attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias)));
+  if (d.dropout) g.elementwise(tag + "_dropout", T * h, 1, 2);
+  g.elementwise(tag + "_residual", T * h, 2, 1);
+}
+
+// The MLP half of a block: norm, dense or routed MLP, residual.
+void mlp_sublayer(GraphBuilder& g, const TransformerDims& d, double T, bool moe) {
+  const double h = d.hidden;
   g.norm("mlp_norm", T * h, h);
   const bool gated = d.activation == "swiglu" || d.activation == "geglu";
   if (moe) {
@@ -264,6 +333,57 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
   mlp_proj(row(g.linear("mlp_down", T, d.ffn, h, d.bias)));
   if (d.dropout) g.elementwise("mlp_dropout", T * h, 1, 2);
   g.elementwise("mlp_residual", T * h, 2, 1);
+}
+
+// One pre-/post-norm block: self-attention (+ cross-attention) + MLP. Tokens = batch * q_len.
+void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len, double kv_len, bool causal,
+           double cross_len, bool moe = false, double window = 0) {
+  attention_sublayer(g, d, "self_attn", batch, q_len, kv_len, causal, true, window);
+  if (d.positions == "relative") g.linear("rel_pos_proj", kv_len, d.hidden, d.heads * d.head_dim, false);
+  if (cross_len > 0) attention_sublayer(g, d, "cross_attn", batch, q_len, cross_len, false, false, 0);
+  mlp_sublayer(g, d, batch * q_len, moe);
+}
+
+// One Mamba-2 mixer layer (Dao & Gu 2024, "Transformers are SSMs", arXiv:2405.21060; Megatron-Core
+// MambaMixer). d_inner = heads x head_dim; x, B, C go through the causal depthwise conv.
+void mamba_block(GraphBuilder& g, const TransformerDims& d, double batch, double len) {
+  const double T = batch * len, h = d.hidden;
+  const double H = d.mamba_heads, P = d.mamba_head_dim, N = d.mamba_state, G = d.mamba_groups;
+  const double Q = std::min(d.mamba_chunk, len), K = d.mamba_conv_kernel;
+  const double inner = H * P, conv_channels = inner + 2 * G * N;
+  g.norm("mamba_norm", T * h, h);
+  // in_proj emits z (gate), x, B, C and dt: 2 d_inner + 2 groups x state + heads.
+  column(g.linear("mamba_in_proj", T, h, 2 * inner + 2 * G * N + H, false));
+  // Causal depthwise conv over x, B, C (+ SiLU): K taps per element, memory-bound; weights K + bias.
+  Op& conv = split(g.elementwise("mamba_conv1d", T * conv_channels, 1, 2 * K + 4));
+  conv.params = conv_channels * (K + 1);
+  // SSD chunked scan (paper section 6) per token, with chunk Q: C B^T within the chunk, 2 G Q N
+  // (per group); its masked product with x, 2 H Q P; chunk states B^T x and their read-out C h,
+  // 2 x 2 H N P; the inter-chunk state pass is (1/Q) of that and left out. It runs as batched
+  // GEMMs over (batch x heads x chunks) tiles of Q x P, counted here with its exact FLOPs and its
+  // inputs (x, B, C, dt) and output y; the backward kernels do twice the forward, as for GEMMs.
+  Op& ssd = g.bmm("mamba_ssd_scan", batch * H * std::ceil(len / Q), Q, P, N);
+  ssd.fwd_flops = 2 * T * (G * Q * N + H * Q * P + 2 * H * N * P);
+  ssd.bwd_flops = 2 * ssd.fwd_flops;
+  ssd.elements_in = T * (inner + 2 * G * N + H);
+  ssd.elements_out = T * inner;
+  ssd.saved = ssd.elements_in;
+  ssd.params = 3 * H;  // A_log, D, dt_bias per head
+  ssd.on_scores = false;  // linear in the sequence, unlike attention scores
+  // Gated RMSNorm, y * SiLU(z) normalised per group: the heads' slice on each TP rank.
+  split(g.norm("mamba_gated_norm", T * inner, inner)).saved = 2 * T * inner;
+  row(g.linear("mamba_out_proj", T, inner, h, false));
+  g.elementwise("mamba_residual", T * h, 2, 1);
+}
+
+// One layer of a hybrid stack, by its pattern letter.
+void hybrid_layer(GraphBuilder& g, const TransformerDims& d, char letter, double batch, double len) {
+  switch (letter) {
+    case 'M': return mamba_block(g, d, batch, len);
+    case '*': return attention_sublayer(g, d, "self_attn", batch, len, len, true, true, 0);
+    case '-': return mlp_sublayer(g, d, batch * len, false);
+    default: return mlp_sublayer(g, d, batch * len, true);  // 'E'
+  }
 }
 
 void embed_tokens(GraphBuilder& g, const TransformerDims& d, double batch, double len, const std::string& tag,
@@ -296,6 +416,12 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
   for (int i = 0; i < d.enc_layers; ++i) {
     g.begin_layer();
     g.set_prefix((d.kind == "encoder-decoder" ? "encoder." : "layer") + std::to_string(i));
+    // A hybrid layer is one mixer or one MLP; Megatron counts each as a layer when it splits
+    // the stack into pipeline stages, and so does count_blocks (one unit per layer).
+    if (!d.hybrid_pattern.empty()) {
+      hybrid_layer(g, d, d.hybrid_pattern[static_cast<std::size_t>(i)], B, S);
+      continue;
+    }
     const bool global = d.global_every > 0 && (i + 1) % d.global_every == 0;
     block(g, d, B, S, S + d.mem_len, causal, 0, d.num_experts > 0 && i >= d.first_dense_layers,
           global ? 0 : d.sliding_window);
@@ -351,7 +477,8 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     g.norm("mtp_hidden_norm", T * d.hidden, d.hidden);
     g.norm("mtp_embed_norm", T * d.hidden, d.hidden);
     g.linear("mtp_eh_proj", T, 2 * d.hidden, d.hidden, false);
-    block(g, d, B, S, S, true, 0, d.num_experts > 0);
+    if (d.mtp_pattern.empty()) block(g, d, B, S, S, true, 0, d.num_experts > 0);
+    for (char letter : d.mtp_pattern) hybrid_layer(g, d, letter, B, S);
     g.norm("mtp_final_norm", T * d.hidden, d.hidden);
     column(g.linear("mtp_lm_head", T, d.hidden, d.head_vocab, false, true, /*shared_weight=*/true));
     g.loss("mtp_loss", T, d.head_vocab);

@@ -118,7 +118,7 @@ Op& GraphBuilder::linear(const std::string& name, double rows, double in, double
   return add(o);
 }
 
-void GraphBuilder::bmm(const std::string& name, double batch, double m, double n, double k) {
+Op& GraphBuilder::bmm(const std::string& name, double batch, double m, double n, double k) {
   Op o;
   o.name = name;
   o.kind = OpKind::attention_bmm;
@@ -129,7 +129,7 @@ void GraphBuilder::bmm(const std::string& name, double batch, double m, double n
   o.elements_out = batch * m * n;
   o.saved = o.elements_in;
   o.uses_gemm_math = true;
-  add(o);
+  return add(o);
 }
 
 void GraphBuilder::fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len,
@@ -193,7 +193,7 @@ double GraphBuilder::conv1d(const std::string& name, double batch, double cin, d
   return out_len;
 }
 
-void GraphBuilder::norm(const std::string& name, double elements, double channels) {
+Op& GraphBuilder::norm(const std::string& name, double elements, double channels) {
   Op o;
   o.name = name;
   o.kind = OpKind::norm;
@@ -203,7 +203,7 @@ void GraphBuilder::norm(const std::string& name, double elements, double channel
   o.elements_out = elements;
   o.params = 2 * channels;
   o.saved = elements;
-  add(o);
+  return add(o);
 }
 
 void GraphBuilder::batch_norm(const std::string& name, double elements, double channels) {

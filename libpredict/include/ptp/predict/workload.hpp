@@ -99,7 +99,7 @@ class GraphBuilder {
   Op& linear(const std::string& name, double rows, double in, double out, bool bias = true,
              bool input_grad = true, bool shared_weight = false);
   // batch x [m x k] * [k x n], both operands activations (attention scores/context)
-  void bmm(const std::string& name, double batch, double m, double n, double k);
+  Op& bmm(const std::string& name, double batch, double m, double n, double k);
   // FlashAttention-style fused kernel: q_len x kv_len scores never hit memory. window > 0: causal
   // sliding-window attention, each query scores at most the `window` latest keys (the kernel skips
   // the masked tiles).
@@ -112,7 +112,7 @@ class GraphBuilder {
   // 1-D convolution over time (speech models): returns output length
   double conv1d(const std::string& name, double batch, double cin, double length, double cout, double kernel,
                 double stride = 1, double dilation = 1, bool bias = true);
-  void norm(const std::string& name, double elements, double channels);  // layer/RMS norm
+  Op& norm(const std::string& name, double elements, double channels);  // layer/RMS norm
   void batch_norm(const std::string& name, double elements, double channels);
   void softmax(const std::string& name, double elements);
   Op& elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
