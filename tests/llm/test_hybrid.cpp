@@ -81,8 +81,13 @@ TEST_CASE("pipeline stages count hybrid layers one letter each", "[llm][hybrid]"
     CHECK(stages[s].blocks == 13);
     CHECK(stages[s].moe_blocks == std::count(letters.begin(), letters.end(), 'E'));
   }
-  // 52 layers split into neither 8 nor (52 + 2) / 8 chunks.
-  CHECK_THAT(error_of(llm_job("nemotron-3-nano", 64, "parallelism: {pipeline: 8, expert: 8}\n")),
+  // 52 layers split into neither 8 nor (52 + 2) / 8 equal chunks: unevenly, 7 layers on the first four
+  // stages and 6 on the rest; 8 x 8 chunks cannot all hold a layer.
+  const auto uneven = resolve(llm_job("nemotron-3-nano", 64, "parallelism: {pipeline: 8, expert: 8}\n"));
+  const auto eight = partition_stages(uneven.workload, make_layout(uneven));
+  REQUIRE(eight.size() == 8);
+  for (std::size_t s = 0; s < 8; ++s) CHECK(eight[s].blocks == (s < 4 ? 7 : 6));
+  CHECK_THAT(error_of(llm_job("nemotron-3-nano", 64, "parallelism: {pipeline: 8, virtual_pipeline: 8, expert: 8}\n")),
              Catch::Contains("52 layers"));
 }
 
