@@ -233,33 +233,52 @@ TEST_CASE("a GPU without training runs gets the bundle's unseen-GPU share of the
         Approx(kUnseenModelCorrectionShare * kUnseenGpuCorrectionShare * kModelParallelCorrectionShare));
 }
 
-TEST_CASE("a model-parallel job gets the bundle's model-parallel share of the learned correction", "[bundle]") {
+TEST_CASE("a model-parallel job beyond the trained GPUs or scale gets the bundle's model-parallel share",
+          "[bundle]") {
   auto b = LearnedBundle::load(trained_bundle());
   CHECK(b.manifest()["domain"]["model_parallel"] == true);
   CHECK(b.shares.model_parallel == Approx(kModelParallelCorrectionShare));
+  REQUIRE(b.max_trained_gpus >= 1);
   const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
-  const auto job = resolve_job(
-      parse_job_spec(YamlReader::load_string("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
-                                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n"
-                                             "parallelism: {tensor: 2}\nsequence_parallel: true\n",
-                                             "j")),
-      catalogs);
-  const auto damped = b.predict(job, AnalyticalConstants{});
+  auto tp2 = [&](const std::string& gpu, long long gpus) {
+    return resolve_job(parse_job_spec(YamlReader::load_string(
+                           "model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\ncluster: {gpu: " +
+                               gpu + ", num_gpus: " + std::to_string(gpus) +
+                               "}\nparallelism: {tensor: 2}\nsequence_parallel: true\n",
+                           "j")),
+                       catalogs);
+  };
+  // On a GPU and at a scale with training runs the layout keeps the whole correction.
+  const auto seen = tp2("a100-sxm4-80gb", 8);
+  REQUIRE(8 <= b.max_trained_gpus);
+  CHECK(b.predict(seen, AnalyticalConstants{}).aggregator_share == 1);
+  // Beyond the largest training run: damped, and exactly by the share in log space.
+  const long long beyond_gpus = 8 * (b.max_trained_gpus / 8 + 1);
+  const auto beyond = tp2("a100-sxm4-80gb", beyond_gpus);
+  const auto damped = b.predict(beyond, AnalyticalConstants{});
   CHECK(damped.predictor_kind == "learned");
   CHECK(damped.aggregator_share == Approx(kModelParallelCorrectionShare));
   b.shares.model_parallel = 0;
-  const auto composed = b.predict(job, AnalyticalConstants{});
+  const auto composed = b.predict(beyond, AnalyticalConstants{});
   CHECK(composed.aggregator_share == 0);
   b.shares.model_parallel = 1;
-  const double full = b.predict(job, AnalyticalConstants{}).iteration_s;
+  const double full = b.predict(beyond, AnalyticalConstants{}).iteration_s;
   REQUIRE(std::abs(std::log(full / composed.iteration_s)) > 1e-3);  // the fixture's correction is not zero here
   CHECK(std::log(damped.iteration_s / composed.iteration_s) ==
         Approx(kModelParallelCorrectionShare * std::log(full / composed.iteration_s)).epsilon(1e-6));
-  // The same model data-parallel keeps the whole correction.
+  b.shares.model_parallel = kModelParallelCorrectionShare;
+  // The same model data-parallel at that scale keeps the whole correction.
   const auto data_parallel = resolve_job(
       parse_job_spec(YamlReader::load_string("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
-                                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
+                                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: " +
+                                                 std::to_string(beyond_gpus) + "}\n",
                                              "j")),
       catalogs);
   CHECK(b.predict(data_parallel, AnalyticalConstants{}).aggregator_share == 1);
+  // On a GPU without training runs the layout is damped on top of the unseen-GPU share.
+  CHECK(b.predict(tp2("h100-sxm5-80gb", 8), AnalyticalConstants{}).aggregator_share ==
+        Approx(kUnseenGpuCorrectionShare * kModelParallelCorrectionShare));
+  // A bundle from before domain.max_num_gpus damps every model-parallel job.
+  b.max_trained_gpus = 0;
+  CHECK(b.predict(seen, AnalyticalConstants{}).aggregator_share == Approx(kModelParallelCorrectionShare));
 }

@@ -48,10 +48,15 @@ TEST_CASE("the shipped bundle's compute level answers most of a dense job's op t
   CHECK_THAT(table.out, Catch::Contains("GPU 'l4' has no training runs"));
 }
 
-TEST_CASE("the shipped bundle answers a model-parallel LLM job with half its learned correction", "[loop][bundle]") {
+TEST_CASE("the shipped bundle answers a model-parallel LLM job with its whole correction within its scale", "[loop][bundle]") {
+  // 256 H100s: a GPU and a GPU count the bundle has model-parallel runs of.
   const auto llama = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"));
   CHECK(llama["predictor"]["kind"] == "learned");
-  CHECK(llama["predictor"]["aggregator_share"].get<double>() == 0.5);
+  CHECK(llama["predictor"]["aggregator_share"].get<double>() == 1);
+  // 4,096 H100s are beyond its largest training run: half the correction.
+  const auto larger =
+      predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"), "--set cluster.num_gpus=4096");
+  CHECK(larger["predictor"]["aggregator_share"].get<double>() == 0.5);
   CHECK(llama["predictor"]["compute_learned_share"].get<double>() > 0);
   const auto analytical = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"), "--analytical");
   CHECK(analytical["predictor"]["aggregator_share"].get<double>() == 0);

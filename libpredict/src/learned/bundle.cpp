@@ -147,6 +147,12 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     b.shares.unseen_model = share("unseen_model_correction_share", true);
     b.shares.unseen_gpu = share("unseen_gpu_correction_share", false);
     b.shares.model_parallel = share("model_parallel_correction_share", false);
+    // Bundles before it damp every model-parallel job: as if no GPU count had training runs.
+    if (domain.contains("max_num_gpus")) {
+      require(domain["max_num_gpus"].is_number_integer() && domain["max_num_gpus"].get<long long>() >= 1,
+              manifest_path, "domain.max_num_gpus", "expected a positive whole number of GPUs");
+      b.max_trained_gpus = domain["max_num_gpus"].get<long long>();
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
@@ -159,8 +165,9 @@ bool is_model_parallel(const JobSpec& j) {
 }
 
 double learned_correction_share(const CorrectionDomain& job, const CorrectionShares& shares) {
+  const bool extrapolated_layout = job.model_parallel && !(job.gpu_seen && job.scale_seen);
   return (job.model_seen ? 1.0 : shares.unseen_model) * (job.gpu_seen ? 1.0 : shares.unseen_gpu) *
-         (job.model_parallel ? shares.model_parallel : 1.0);
+         (extrapolated_layout ? shares.model_parallel : 1.0);
 }
 
 std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job) {
@@ -186,7 +193,8 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   k.collective_model = communication.get();
   Prediction p = predict_analytical(job, k);
   const CorrectionDomain domain{trained_models.count(job.job.model) > 0,
-                                trained_gpus.empty() || trained_gpus.count(job.gpu->id) > 0, is_model_parallel(job.job)};
+                                trained_gpus.empty() || trained_gpus.count(job.gpu->id) > 0, is_model_parallel(job.job),
+                                job.job.cluster.num_gpus <= max_trained_gpus};
   p.aggregator_share = learned_correction_share(domain, shares);
   // Searches predict hundreds of thousands of seen jobs: the message is built only when warned.
   auto warn_unseen = [&](const std::string& what) {

@@ -81,6 +81,20 @@ std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::
   return unseen;
 }
 
+std::vector<bool> beyond_training_scale(const Split& split, const std::vector<int>& num_gpus) {
+  // Largest GPU count trained on when each fold is held out: every row outside that fold.
+  std::map<int, int> largest_without;
+  for (std::size_t i = 0; i < num_gpus.size(); ++i)
+    if (split.fold[i] >= 0) largest_without.emplace(split.fold[i], 0);
+  for (auto& [fold, largest] : largest_without)
+    for (std::size_t i = 0; i < num_gpus.size(); ++i)
+      if (split.fold[i] != fold) largest = std::max(largest, num_gpus[i]);
+  std::vector<bool> beyond(num_gpus.size(), false);
+  for (std::size_t i = 0; i < num_gpus.size(); ++i)
+    beyond[i] = split.fold[i] >= 0 && num_gpus[i] > largest_without[split.fold[i]];
+  return beyond;
+}
+
 IntervalCalibration calibrate_interval(const std::vector<double>& r, const Split& split, double target) {
   IntervalCalibration c;
   c.target = target;

@@ -21,7 +21,7 @@ const std::vector<std::string>& run_feature_names(bool blind) {
       "log_analytical_samples_per_gpu_s", "memory_utilization",
       "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
       "fw_pytorch", "fw_tensorflow", "fw_mxnet", "fw_paddle", "fw_jax", "xla", "log_batch", "log_seq_len",
-      "log_grad_accum", "log_samples_per_step"};
+      "log_grad_accum", "log_samples_per_step", "ssm_scan_flop_fraction"};
   // What the learned lower levels changed against the analytical composition of the same job: the
   // trees can trust or discount the learned op times per GPU, precision and model (seeds 7, 1, 2:
   // leave-one-model-out 16.20 -> 15.59 %, leave-one-GPU-out 13.14 -> 12.07 % with them).
@@ -50,12 +50,13 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   const auto& p = *job.policy;
   const auto& j = job.job;
   const auto& w = job.work();
-  double flops = 0, gemm = 0, attention = 0, conv = 0, params = 0, embedding_params = 0;
+  double flops = 0, gemm = 0, attention = 0, conv = 0, scan = 0, params = 0, embedding_params = 0;
   for (const auto& op : w.ops) {
     const double f = op.fwd_flops + op.bwd_flops;
     flops += f;
     if (op.kind == OpKind::gemm || op.kind == OpKind::rnn) gemm += f;
-    if (op.kind == OpKind::attention_bmm || op.kind == OpKind::fused_attention) attention += f;
+    if (op.state_space_scan) scan += f;
+    else if (op.kind == OpKind::attention_bmm || op.kind == OpKind::fused_attention) attention += f;
     if (op.kind == OpKind::conv) conv += f;
     params += op.params;
     if (op.kind == OpKind::embedding) embedding_params += op.params;
@@ -80,6 +81,7 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   v.push_back(j.seq_len > 0 ? lg(j.seq_len) : 0.f);
   v.push_back(lg(j.grad_accum));
   v.push_back(lg(job.samples_per_step));
+  v.push_back(static_cast<float>(scan / std::max(flops, 1.0)));
   {
     const auto& ab = an.breakdown;
     v.push_back(static_cast<float>(std::log(it / std::max(an.iteration_s, 1e-9))));

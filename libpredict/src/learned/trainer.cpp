@@ -152,8 +152,9 @@ struct RunRow {
 };
 
 // The share of a held-out row's correction, as ptp-predict would apply it (bundle.hpp).
-double correction_share(const RunRow& row, bool model_unseen, bool gpu_unseen) {
-  return learned_correction_share({!model_unseen, !gpu_unseen, is_model_parallel(row.record->job)}, CorrectionShares{});
+double correction_share(const RunRow& row, bool model_unseen, bool gpu_unseen, bool scale_unseen) {
+  return learned_correction_share({!model_unseen, !gpu_unseen, is_model_parallel(row.record->job), !scale_unseen},
+                                  CorrectionShares{});
 }
 
 }  // namespace
@@ -379,9 +380,10 @@ TrainResult train_bundle(const TrainOptions& o) {
       // ablation alike.
       const auto unseen = unseen_in_training(split, models);
       const auto unseen_gpu = unseen_in_training(split, gpus);
+      const auto unseen_scale = beyond_training_scale(split, num_gpus);
       std::vector<double> pa(rows.size()), pb(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        const double share = correction_share(rows[i], unseen[i], unseen_gpu[i]);
+        const double share = correction_share(rows[i], unseen[i], unseen_gpu[i], unseen_scale[i]);
         pa[i] = rows[i].composed * std::exp(share * aware[i]);
         pb[i] = rows[i].blind_composed * std::exp(share * blind[i]);
       }
@@ -423,10 +425,11 @@ TrainResult train_bundle(const TrainOptions& o) {
     const auto held = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
     const auto unseen = unseen_in_training(split, models);
     const auto unseen_gpu = unseen_in_training(split, gpus);
+    const auto unseen_scale = beyond_training_scale(split, num_gpus);
     std::vector<CalibrationEvalRow> eval_rows;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!std::isfinite(held[i])) continue;
-      const double factor = std::exp(correction_share(rows[i], unseen[i], unseen_gpu[i]) * held[i]);
+      const double factor = std::exp(correction_share(rows[i], unseen[i], unseen_gpu[i], unseen_scale[i]) * held[i]);
       StepParts parts = rows[i].composed_parts;
       parts.gemm *= factor, parts.memory_bound *= factor, parts.communication *= factor, parts.host *= factor;
       eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
@@ -473,6 +476,7 @@ TrainResult train_bundle(const TrainOptions& o) {
         {"models", std::set<std::string>(models.begin(), models.end())},
         {"unseen_model_correction_share", kUnseenModelCorrectionShare},
         {"gpus", std::set<std::string>(gpus.begin(), gpus.end())},
+        {"max_num_gpus", num_gpus.empty() ? 1 : *std::max_element(num_gpus.begin(), num_gpus.end())},
         {"unseen_gpu_correction_share", kUnseenGpuCorrectionShare}}},
       {"training_data", {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}}},
       {"interval", {{"log_q_low", interval.log_q_low}, {"log_q_high", interval.log_q_high}}},

@@ -370,6 +370,7 @@ void mamba_block(GraphBuilder& g, const TransformerDims& d, double batch, double
   ssd.saved = ssd.elements_in;
   ssd.params = 3 * H;  // A_log, D, dt_bias per head
   ssd.on_scores = false;  // linear in the sequence, unlike attention scores
+  ssd.state_space_scan = true;
   // Gated RMSNorm, y * SiLU(z) normalised per group: the heads' slice on each TP rank.
   split(g.norm("mamba_gated_norm", T * inner, inner)).saved = 2 * T * inner;
   row(g.linear("mamba_out_proj", T, inner, h, false));

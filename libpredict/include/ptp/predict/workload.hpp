@@ -68,6 +68,9 @@ struct Op {
   // Works on attention scores (q_len x kv_len per head): the attention kernels, the softmax and the
   // dropout on the probabilities. Their work grows with the square of the sequence length.
   bool on_scores = false;
+  // A state-space scan (Mamba-2's SSD): timed as a batched GEMM, but its kernels are not the attention
+  // or GEMM kernels whose efficiency the rest of the workload shows, so the aggregator sees its share.
+  bool state_space_scan = false;
 };
 
 struct Workload {

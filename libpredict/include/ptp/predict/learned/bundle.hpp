@@ -27,12 +27,15 @@ inline constexpr int kBundleSchemaVersion = 1;
 // unaffected.
 inline constexpr double kUnseenModelCorrectionShare = 0.7;
 
-// Model-parallel runs (TP/PP/CP/EP) are 5 % of the training runs, on five GPUs: the aggregator's
-// correction of them carries to a held-out model but not to a held-out GPU. On those 115 runs
-// (bundle of 2026-11-23, seed 7), MAPE by share of the correction applied, 0 / 0.25 / 0.5 / 0.75 / 1:
-// leave-one-model-out 16.2 / 14.7 / 13.4 / 12.4 / 12.1 %, leave-one-GPU-out 16.2 / 16.2 / 16.8 /
-// 18.4 / 20.6 % (the analytical LLM path alone: 18.7 %). Half is better than the analytical answer
-// on every split.
+// Model-parallel runs (TP/PP/CP/EP) are a tenth of the training runs, on few GPUs: the aggregator's
+// correction of them carries to a held-out model but not to a held-out GPU or to a larger cluster
+// than any training run. On the 115 dense ones (bundle of 2026-11-23, seed 7), MAPE by share of the
+// correction applied, 0 / 0.25 / 0.5 / 0.75 / 1: leave-one-model-out 16.2 / 14.7 / 13.4 / 12.4 /
+// 12.1 %, leave-one-GPU-out 16.2 / 16.2 / 16.8 / 18.4 / 20.6 % (the analytical LLM path alone:
+// 18.7 %). So a model-parallel job gets this share only on a GPU without training runs or beyond the
+// largest training run's GPU count; on seen GPUs and scales it gets the whole correction (bundle of
+// 2026-11-24, seed 7: 5-fold 8.09 -> 7.33 %, leave-one-model-out 15.73 -> 15.59 %, leave-one-GPU-out
+// and leave-one-scale-out unchanged).
 inline constexpr double kModelParallelCorrectionShare = 0.5;
 
 // For a GPU with no training runs the aggregator's correction comes from its neighbours in peak,
@@ -46,13 +49,15 @@ inline constexpr double kUnseenGpuCorrectionShare = 0.8;
 // What a job has in common with the aggregator's training runs.
 struct CorrectionDomain {
   bool model_seen = true, gpu_seen = true, model_parallel = false;
+  bool scale_seen = true;  // no more GPUs than the largest training run
 };
 struct CorrectionShares {
   double unseen_model = kUnseenModelCorrectionShare, unseen_gpu = kUnseenGpuCorrectionShare,
          model_parallel = kModelParallelCorrectionShare;
 };
 // The share of the aggregator's log correction a job gets: damped for a model without training
-// runs, for a GPU without training runs and for a model-parallel layout (the three multiply).
+// runs, for a GPU without training runs, and for a model-parallel layout on an unseen GPU or scale
+// (the shares multiply).
 double learned_correction_share(const CorrectionDomain& job, const CorrectionShares& shares);
 bool is_model_parallel(const JobSpec& job);
 
@@ -75,6 +80,7 @@ class LearnedBundle {
   double log_q_low = 0, log_q_high = 0;  // conformal residual quantiles (10 %, 90 %)
   std::set<std::string> trained_models;  // the models the aggregator has runs of
   std::set<std::string> trained_gpus;    // the GPUs it has runs of (empty in older bundles: all count as seen)
+  long long max_trained_gpus = 0;        // GPUs of its largest training run (0 in older bundles: none counts as seen)
   CorrectionShares shares{1.0, 1.0, 1.0};  // from the manifest's domain
 
  private:

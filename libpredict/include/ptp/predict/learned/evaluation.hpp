@@ -29,6 +29,8 @@ Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus);
 // Held-out rows whose group (model) has no row among their fold's training rows: the rows the
 // booster that predicts them treats as a new model.
 std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups);
+// Held-out rows with more GPUs than any row their fold trains on.
+std::vector<bool> beyond_training_scale(const Split& split, const std::vector<int>& num_gpus);
 
 // Split-conformal interval on log residuals: quantiles from the residuals of the other folds,
 // coverage measured on each held-out fold.
