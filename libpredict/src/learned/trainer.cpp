@@ -578,7 +578,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   result.report_markdown = md;
 
   std::string csv = csv_line({"run_id", "model", "gpu", "precision", "num_gpus", "measured_s", "analytical_s",
-                              "compute_only_s", "composed_s", "compute_learned_share", "kfold_s", "lomo_s", "logo_s", "lomo_blind_s"});
+                              "compute_only_s", "composed_s", "compute_learned_share", "kfold_s", "lomo_s", "logo_s", "lomo_blind_s", "loso_s"});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto g = [](double v) {
       char b[32];
@@ -588,7 +588,7 @@ TrainResult train_bundle(const TrainOptions& o) {
     auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns[n][i]) : std::string(); };
     csv += csv_line({keys[i], models[i], gpus[i], precisions[i], std::to_string(num_gpus[i]), g(measured[i]),
                      g(analytical[i]), g(rows[i].compute_only), g(composed[i]), g(rows[i].learned_share), col("kfold"), col("leave_one_model_out"),
-                     col("leave_one_gpu_out"), col("leave_one_model_out_blind")});
+                     col("leave_one_gpu_out"), col("leave_one_model_out_blind"), col("leave_one_scale_out")});
   }
   const fs::path report_dir = fs::path(o.out_dir) / "report";
   fs::create_directories(report_dir);
