@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "llm_test_support.hpp"
+#include "ptp/predict/learned/features.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
@@ -188,4 +189,20 @@ TEST_CASE("tensor parallelism must divide the Mamba-2 groups", "[llm][hybrid]") 
   // 32 attention heads divide over 16 ranks, the 8 SSM groups do not.
   CHECK_THAT(error_of(llm_job("nemotron-3-nano", 16, "parallelism: {tensor: 16}\n")),
              Catch::Contains("parallelism.tensor") && Catch::Contains("8 Mamba-2 groups"));
+}
+
+TEST_CASE("the aggregator sees a hybrid stack's state-space scan share; a dense model has none", "[llm][hybrid]") {
+  const auto& names = run_feature_names(false);
+  const auto at = std::find(names.begin(), names.end(), "ssm_scan_flop_fraction");
+  REQUIRE(at != names.end());
+  const auto column = static_cast<std::size_t>(at - names.begin());
+  auto scan_share = [&](const std::string& yaml) {
+    const auto job = resolve(yaml);
+    const auto p = predict_analytical(job);
+    return run_features(job, p, false, p)[column];
+  };
+  const float nano = scan_share(llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n", "bf16", "h100-sxm5-80gb", 8192));
+  CHECK(nano > 0);
+  CHECK(nano < 0.2);  // the scan is a small share of the FLOPs next to the projections and experts
+  CHECK(scan_share(llm_job("llama3-8b", 8, "")) == 0);
 }

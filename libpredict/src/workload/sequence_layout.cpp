@@ -36,8 +36,8 @@ void apply_sequence_layout(Workload& w, const SequenceLayoutSpec& s, int seq_len
       op.elements_out *= token;
       continue;
     }
-    if (op.kind == OpKind::attention_bmm && !op.on_scores) {
-      op.batch *= token;  // the Mamba-2 scan: fixed-length chunks, fewer of them over fewer tokens
+    if (op.state_space_scan) {
+      op.batch *= token;  // fixed-length chunks, fewer of them over fewer tokens
     } else if (op.kind == OpKind::attention_bmm) {
       if (documents) op.batch *= 1 / share;
       op.m *= share;
