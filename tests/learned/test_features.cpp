@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/features.hpp"
 
@@ -45,6 +47,18 @@ TEST_CASE("precision features follow the policy and the GPU's peaks", "[features
   const auto ph = predict_analytical(h100);
   const auto fh = run_features(h100, ph, false, ph);
   CHECK(fh[index_of("log_gpu_bandwidth")] > f16[index_of("log_gpu_bandwidth")]);
+}
+
+TEST_CASE("the aggregator sees the composed step's MFU against the policy's own peak", "[features]") {
+  const auto fp32 = job("fp32", "a100-sxm4-80gb");
+  const auto amp = job("amp_fp16", "a100-sxm4-80gb");
+  const auto p32 = predict_analytical(fp32), p16 = predict_analytical(amp);
+  const auto column = index_of("log_mfu_precision_peak");
+  REQUIRE(column < run_feature_names(false).size());
+  CHECK(run_features(fp32, p32, false, p32)[column] == Approx(std::log10(p32.mfu_precision_peak)).margin(1e-5));
+  CHECK(run_features(amp, p16, false, p16)[column] == Approx(std::log10(p16.mfu_precision_peak)).margin(1e-5));
+  // FP32 math runs nearer its (low) peak than AMP runs near the tensor-core peak.
+  CHECK(p32.mfu_precision_peak > p16.mfu_precision_peak);
 }
 
 TEST_CASE("op and collective features: roofline and ring bounds", "[features]") {
