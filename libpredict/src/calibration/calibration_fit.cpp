@@ -33,7 +33,7 @@ Factors factors_for(const std::vector<double>& theta, const Parameters& par, con
 }
 
 double predicted(const StepParts& s, const Factors& f) {
-  return f.gemm * s.gemm + f.memory_bound * s.memory_bound + f.communication * s.communication + f.host * s.host;
+  return f.gemm * s.gemm + f.memory_bound * s.memory_bound + s.communication_seconds(f.communication) + f.host * s.host;
 }
 
 // -2 log posterior (up to a constant). theta[0] (c) has the Student-t prior, the others normal ones.
@@ -144,7 +144,8 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const T
       const double gemm = f.gemm * p.parts.gemm / t, mem = f.memory_bound * p.parts.memory_bound / t;
       jac[0] = gemm + mem;
       jac[1] = mem;
-      jac[2] = f.communication * p.parts.communication / t;
+      // d/d(log e) of e X + max(0, e - 1) H: the hidden part counts once the factor exceeds 1.
+      jac[2] = f.communication * (p.parts.communication + (f.communication > 1 ? p.parts.communication_hidden : 0)) / t;
       jac[3] = f.host * p.parts.host / t;
       for (std::size_t i = 0; i < par.classes.size(); ++i)
         if (par.classes[i] == p.parts.gemm_class) jac[4 + i] = gemm;
@@ -193,7 +194,7 @@ double CalibrationFit::seconds(const StepParts& s) const {
   const auto it = log_gemm.find(s.gemm_class);
   const double g = it == log_gemm.end() ? 0 : it->second;
   return std::exp(log_compute + g) * s.gemm + std::exp(log_compute + log_memory_bound) * s.memory_bound +
-         std::exp(log_communication) * s.communication + std::exp(log_host) * s.host;
+         s.communication_seconds(std::exp(log_communication)) + std::exp(log_host) * s.host;
 }
 
 std::vector<std::pair<std::string, double>> CalibrationFit::factors() const {
@@ -219,9 +220,18 @@ void CalibrationFit::apply(Prediction& p) const {
   auto& b = p.breakdown;
   for (double* part : {&b.forward, &b.backward, &b.recompute, &b.pp_bubble}) *part *= kernel_factor;
   for (double* part : {&b.optimizer, &b.loss_scaling, &b.precision_casts}) *part *= fm;
-  for (double* part : {&b.communication, &b.communication_exposed, &b.tp_communication, &b.cp_communication,
-                       &b.ep_communication, &b.pp_communication, &b.dp_communication})
-    *part *= fe;
+  // Exposed communication grows by the factor and, beyond 1x, by the overlap it used up.
+  const double exposed_before = s.communication, exposed_after = s.communication_seconds(fe);
+  b.communication *= fe;
+  if (exposed_before > 0) {
+    const double r = exposed_after / exposed_before;
+    for (double* part : {&b.communication_exposed, &b.tp_communication, &b.cp_communication, &b.ep_communication,
+                         &b.pp_communication, &b.dp_communication})
+      *part *= r;
+  } else {  // all of it was hidden: what now shows is data-parallel traffic outgrowing its overlap
+    b.communication_exposed = exposed_after;
+    b.dp_communication = exposed_after;
+  }
   b.framework_overhead *= fh;
   for (auto& layer : p.layers) layer.forward_s *= kernel_factor, layer.backward_s *= kernel_factor;
   for (auto& bucket : p.buckets) bucket.ready_s *= kernel_factor, bucket.duration_s *= fe;

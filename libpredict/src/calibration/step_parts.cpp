@@ -25,6 +25,7 @@ StepParts step_parts(const Prediction& p) {
   s.gemm = kernels * p.gemm_math_share;
   s.memory_bound = kernels * (1 - p.gemm_math_share) + b.precision_casts + b.optimizer + b.loss_scaling;
   s.communication = std::max(0.0, b.communication_exposed);
+  s.communication_hidden = std::max(0.0, b.communication - b.communication_exposed);
   s.host = host;
   // The rest of the step (a fixed per-step cost, and whatever a learned correction did not assign
   // to the breakdown) is host time; when the parts overshoot the step, they are scaled to it.
@@ -33,7 +34,7 @@ StepParts step_parts(const Prediction& p) {
     s.host += p.iteration_s - sum;
   } else if (sum > 0) {
     const double k = p.iteration_s / sum;
-    s.gemm *= k, s.memory_bound *= k, s.communication *= k, s.host *= k;
+    s.gemm *= k, s.memory_bound *= k, s.communication *= k, s.host *= k, s.communication_hidden *= k;
   }
   return s;
 }

@@ -31,7 +31,14 @@ namespace ptp {
 struct StepParts {
   double gemm = 0, memory_bound = 0, communication = 0, host = 0;  // seconds per step, sum = the step
   std::string gemm_class;  // the math class the GEMM part runs on (gemm_math_class)
+  // Communication the prediction hides behind kernels (not part of the step). Slower communication
+  // first uses up this overlap: every extra second of it shows (communication_seconds).
+  double communication_hidden = 0;
   double total() const { return gemm + memory_bound + communication + host; }
+  // The exposed communication when all communication takes `factor` times as long.
+  double communication_seconds(double factor) const {
+    return factor * communication + (factor > 1 ? (factor - 1) * communication_hidden : 0.0);
+  }
 };
 
 // "fp32", "tf32", "fp16_bf16", "fp8", "fp4": what a GEMM runs on under a precision id (FP16 and
