@@ -6,7 +6,9 @@
 // The step splits into four parts (step_parts): kernel time on the GEMM math mode, memory-bound
 // kernel time (norms, softmax, elementwise, optimizer, loss scaling, casts), exposed communication,
 // and host overhead. Each gets a factor, fitted in log space as a maximum a posteriori estimate:
-//   log step = log( e^(c + g[math]) G + e^(c + m) M + e^e E + e^h H )
+//   log step = log( e^(c + g[math]) G + e^(c + m) M + C(e^e) + e^h H ),  C(f) = f E + max(0, f - 1) O
+// where O is the communication the prediction overlaps with kernels: a slower fabric first uses up
+// that overlap, then every extra second shows.
 // c is the stack's kernel efficiency (every kernel), g[math] a further GEMM factor for each math
 // class the points ran, m one for memory-bound kernels, e communication, h host overhead. A math
 // class with no calibration point gets c but no g: a GEMM-efficiency correction measured on one math
