@@ -142,6 +142,14 @@ TEST_CASE("communication beyond its overlap: a slower all-reduce first uses up t
   CHECK(parts.communication_hidden > parts.communication);
   CHECK(parts.communication_hidden == Approx(p.breakdown.communication - p.breakdown.communication_exposed));
   CHECK(step_parts(predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 1, 32, 128)).communication_hidden == 0);
+  // A step whose all-reduce the prediction hides entirely: a slower measurement can still be the fabric.
+  StepParts hidden;
+  hidden.gemm = 0.6, hidden.memory_bound = 0.3, hidden.host = 0.1, hidden.communication_hidden = 0.4;
+  hidden.gemm_class = "fp16_bf16";
+  const TransferKey key{"a100-sxm4-80gb", "amp_fp16", "32", "1/1/1/1/1/none/none", 8};
+  const auto fit = fit_calibration({{"synthetic", hidden, 1.2, key}}, key, CalibrationPriors{});
+  CHECK(fit.log_communication > 0);
+  CHECK(fit.seconds(hidden) == Approx(1.2).epsilon(0.02));
 }
 
 TEST_CASE("transfer: a slow fabric measured at 8 GPUs does not slow the 1-GPU job", "[calibration]") {

@@ -144,8 +144,9 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const T
       const double gemm = f.gemm * p.parts.gemm / t, mem = f.memory_bound * p.parts.memory_bound / t;
       jac[0] = gemm + mem;
       jac[1] = mem;
-      // d/d(log e) of e X + max(0, e - 1) H: the hidden part counts once the factor exceeds 1.
-      jac[2] = f.communication * (p.parts.communication + (f.communication > 1 ? p.parts.communication_hidden : 0)) / t;
+      // d/d(log e) of e X + max(0, e - 1) H: the hidden part counts from a factor of 1 up (the
+      // right-hand slope at the start, else a job whose communication is all hidden never moves e).
+      jac[2] = f.communication * (p.parts.communication + (f.communication >= 1 ? p.parts.communication_hidden : 0)) / t;
       jac[3] = f.host * p.parts.host / t;
       for (std::size_t i = 0; i < par.classes.size(); ++i)
         if (par.classes[i] == p.parts.gemm_class) jac[4 + i] = gemm;
