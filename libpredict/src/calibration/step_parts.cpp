@@ -33,8 +33,7 @@ StepParts step_parts(const Prediction& p) {
   if (p.iteration_s > sum) {
     s.host += p.iteration_s - sum;
   } else if (sum > 0) {
-    const double k = p.iteration_s / sum;
-    s.gemm *= k, s.memory_bound *= k, s.communication *= k, s.host *= k, s.communication_hidden *= k;
+    s.scale(p.iteration_s / sum);
   }
   return s;
 }

@@ -206,14 +206,9 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   if (!domain.gpu_seen) warn_unseen("GPU '" + job.gpu->id + "'");
   const double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
   const double factor = std::exp(p.aggregator_share * log_ratio);
-  auto& b = p.breakdown;
   // Every part of the breakdown (and the trace's layers and buckets) takes the factor, so the parts
   // still add up to the step and the model-parallel lines to the exposed communication.
-  for (double* part : {&b.forward, &b.backward, &b.optimizer, &b.communication, &b.communication_exposed,
-                       &b.loss_scaling, &b.precision_casts, &b.framework_overhead, &b.tp_communication,
-                       &b.cp_communication, &b.ep_communication, &b.pp_communication, &b.dp_communication,
-                       &b.pp_bubble, &b.recompute})
-    *part *= factor;
+  p.breakdown.scale(factor);
   for (auto& layer : p.layers) layer.forward_s *= factor, layer.backward_s *= factor;
   for (auto& bucket : p.buckets) bucket.ready_s *= factor, bucket.duration_s *= factor;
   p.iteration_s *= factor;

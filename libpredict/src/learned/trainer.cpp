@@ -439,8 +439,7 @@ TrainResult train_bundle(const TrainOptions& o) {
       if (!std::isfinite(held[i])) continue;
       const double factor = std::exp(correction_share(rows[i], unseen[i], unseen_gpu[i], unseen_scale[i]) * held[i]);
       StepParts parts = rows[i].composed_parts;
-      parts.gemm *= factor, parts.memory_bound *= factor, parts.communication *= factor, parts.host *= factor;
-      parts.communication_hidden *= factor;
+      parts.scale(factor);
       eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
     }
     const auto evaluation = evaluate_calibration(eval_rows);

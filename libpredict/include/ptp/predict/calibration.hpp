@@ -37,6 +37,8 @@ struct StepParts {
   // first uses up this overlap: every extra second of it shows (communication_seconds).
   double communication_hidden = 0;
   double total() const { return gemm + memory_bound + communication + host; }
+  // Every part, hidden communication included, at `k` times its length.
+  void scale(double k) { gemm *= k, memory_bound *= k, communication *= k, host *= k, communication_hidden *= k; }
   // The exposed communication when all communication takes `factor` times as long.
   double communication_seconds(double factor) const {
     return factor * communication + (factor > 1 ? (factor - 1) * communication_hidden : 0.0);

@@ -1,5 +1,6 @@
 #pragma once
 // What a predictor answers for one job. Field names mirror the JSON output.
+#include <initializer_list>
 #include <string>
 #include <vector>
 #include <utility>
@@ -24,6 +25,13 @@ struct StepBreakdown {
   double dp_communication = 0;  // data-parallel all-reduce / ZeRO / FSDP gathers and reduce-scatters
   double pp_bubble = 0;         // pipeline fill and drain
   double recompute = 0;         // activation recomputation (extra forward work in the backward)
+  // Every field at `k` times its length (a correction of the whole step keeps the parts adding up).
+  void scale(double k) {
+    for (double* part : {&forward, &backward, &optimizer, &communication, &communication_exposed, &loss_scaling,
+                         &precision_casts, &framework_overhead, &tp_communication, &cp_communication,
+                         &ep_communication, &pp_communication, &dp_communication, &pp_bubble, &recompute})
+      *part *= k;
+  }
 };
 
 struct MemoryEstimate {
