@@ -30,6 +30,10 @@ TEST_CASE("splits: k-fold is stable, group and scale splits hold out whole group
   CHECK(g.folds == 2);
   CHECK(g.fold[0] == g.fold[2]);
   CHECK(g.fold[0] != g.fold[1]);
+  // Groups below the minimum size only train: one fold per remaining group.
+  const auto pairs = group_split("leave_one_stack_out", {"a", "b", "a", "c", "c", "d"}, 2);
+  CHECK(pairs.folds == 2);
+  CHECK(pairs.fold == std::vector<int>{0, -1, 0, 1, 1, -1});
   const auto s = scale_split({1, 8, 16, 64}, 8);
   CHECK(s.fold == std::vector<int>{-1, -1, 0, 0});
 }

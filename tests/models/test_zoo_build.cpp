@@ -134,3 +134,22 @@ TEST_CASE("recommender parameter counts follow the published architectures exact
   CHECK(dlrm.params() - embedding_params == bottom + top);
   CHECK(embedding_params / 128 == Approx(32.7e6).epsilon(0.01));  // 32.7M rows at frequency threshold 15
 }
+
+TEST_CASE("WideSE squeeze layers are a quarter of the expanded channels, the paper's of the input", "[models][zoo]") {
+  // Stage 2's first block of B0: 16 input channels expanded 6x to 96. Its SE reduce layer is 96 -> 4
+  // (16 / 4) in EfficientNet-B0 and 96 -> 24 (96 / 4) in DLE's WideSE-B0; everything else is equal.
+  auto se_reduce_of_stage2 = [](const std::string& id) {
+    const Workload w = build(load_model(id, models_dir()), 1, 0);
+    for (const auto& op : w.ops)
+      if (op.name.find("stage2.block0") != std::string::npos && op.name.find("se_reduce") != std::string::npos)
+        return op.params;
+    return -1.0;
+  };
+  CHECK(se_reduce_of_stage2("efficientnet-b0") == 96 * 4 + 4);
+  CHECK(se_reduce_of_stage2("efficientnet-widese-b0") == 96 * 24 + 24);
+  const Workload paper = build(load_model("efficientnet-b0", models_dir()), 1, 0);
+  const Workload wide = build(load_model("efficientnet-widese-b0", models_dir()), 1, 0);
+  CHECK(wide.ops.size() == paper.ops.size());
+  CHECK(wide.params() > 1.5 * paper.params());  // 8.4M against 5.3M: the SE layers dominate the difference
+  CHECK(ptp::test::gemm_macs(wide) == Approx(ptp::test::gemm_macs(paper)).epsilon(0.02));
+}

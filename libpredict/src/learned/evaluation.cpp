@@ -52,11 +52,12 @@ Split kfold_split(const std::vector<std::string>& keys, int k) {
   return s;
 }
 
-Split group_split(const std::string& name, const std::vector<std::string>& groups) {
+Split group_split(const std::string& name, const std::vector<std::string>& groups, std::size_t min_rows) {
+  std::map<std::string, std::size_t> rows;
+  for (const auto& g : groups) ++rows[g];
   std::map<std::string, int> ids;
-  for (const auto& g : groups) ids.emplace(g, 0);
   int next = 0;
-  for (auto& [g, id] : ids) id = next++;
+  for (const auto& [g, n] : rows) ids[g] = n >= min_rows ? next++ : -1;
   Split s{name, {}, next};
   for (const auto& g : groups) s.fold.push_back(ids[g]);
   return s;

@@ -426,10 +426,11 @@ TrainResult train_bundle(const TrainOptions& o) {
   std::string calibration_md;
   if (o.cross_validate) {
     // Calibration is for stacks the bundle never saw: each stack's runs get an aggregator trained
-    // without that stack, then one run calibrates the others (calibration_eval.hpp).
+    // without that stack, then one run calibrates the others (calibration_eval.hpp). A stack of one
+    // run has no pair to evaluate, so it only ever trains.
     std::vector<std::string> stacks;
     for (const auto& r : rows) stacks.push_back(r.record->stack);
-    const Split split = group_split("leave_one_stack_out", stacks);
+    const Split split = group_split("leave_one_stack_out", stacks, 2);
     const auto held = out_of_fold(ax, ay, run_feature_names(false), agg, split, workers);
     const auto unseen = unseen_in_training(split, models);
     const auto unseen_gpu = unseen_in_training(split, gpus);

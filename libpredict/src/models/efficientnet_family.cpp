@@ -2,6 +2,7 @@
 // multipliers (B1..B7 differ only in width, depth and resolution). Depthwise convs are grouped
 // conv2d with groups = channels; padding is "same", so every stride-2 layer halves the map (ceil).
 #include <cmath>
+#include <string>
 
 #include "ptp/predict/model_zoo.hpp"
 
@@ -29,13 +30,18 @@ constexpr double kSwishFlops = 5;
 }  // namespace
 
 void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
-  p.check_keys({"width", "depth", "image", "num_classes", "channels", "se_ratio", "divisor", "stem", "head_channels"});
+  p.check_keys(
+      {"width", "depth", "image", "num_classes", "channels", "se_ratio", "se_base", "divisor", "stem", "head_channels"});
   const double width = p.get_number("width", 0.1, 10, 1.0);
   const double depth = p.get_number("depth", 0.1, 10, 1.0);
   const double image = p.get_number("image", 32, 1e5, 224);
   const double classes = p.get_number("num_classes", 1, 1e7, 1000);
   const double in_ch = p.get_number("channels", 1, 1e4, 3);
   const double se_ratio = p.get_number("se_ratio", 0, 1, 0.25);
+  // What the squeeze width is a fraction of: the block's input channels (the paper's code) or its
+  // expanded channels (DLE's EfficientNet-WideSE models, squeeze_hidden=True).
+  const std::string se_base = p.get_string("se_base", "input");
+  if (se_base != "input" && se_base != "expanded") p.child("se_base").fail("expected input | expanded");
   const double divisor = p.get_number("divisor", 1, 1024, 8);
   const double stem = round_filters(p.get_number("stem", 1, 1e5, 32), width, divisor);
   const double head = round_filters(p.get_number("head_channels", 1, 1e6, 1280), width, divisor);
@@ -68,8 +74,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
       g.batch_norm("dw_bn", dw_elems, expanded);
       g.elementwise("dw_swish", dw_elems, 1, kSwishFlops);
       if (se_ratio > 0) {
-        // Squeeze width follows the block's input channels (not the expanded ones), as in the paper's code.
-        const double squeezed = std::max(1.0, std::floor(channels * se_ratio));
+        const double squeezed = std::max(1.0, std::floor((se_base == "expanded" ? expanded : channels) * se_ratio));
         g.pooling("se_pool", dw_elems, B * expanded);
         g.linear("se_reduce", B, expanded, squeezed);
         g.elementwise("se_swish", B * squeezed, 1, kSwishFlops);

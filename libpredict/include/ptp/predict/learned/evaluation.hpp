@@ -24,7 +24,9 @@ struct Split {
   int folds = 0;
 };
 Split kfold_split(const std::vector<std::string>& keys, int k);  // keys hashed for stability
-Split group_split(const std::string& name, const std::vector<std::string>& groups);
+// One fold per group. Groups with fewer than min_rows rows are never held out (fold -1): a
+// held-out evaluation that needs pairs within a group gets nothing from a lone row's fold.
+Split group_split(const std::string& name, const std::vector<std::string>& groups, std::size_t min_rows = 1);
 Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus);
 // Held-out rows whose group (model) has no row among their fold's training rows: the rows the
 // booster that predicts them treats as a new model.
