@@ -8,7 +8,7 @@ import re
 
 ZOO_IDS = set("""resnet50 resnet101 resnext101-32x4d se-resnext101-32x4d
 efficientnet-b0 efficientnet-b4 efficientnet-widese-b0
-efficientnet-widese-b4 vit-b16 vit-l16 ssd300 maskrcnn-r50-fpn unet
+efficientnet-widese-b4 efficientnet-v2-s vit-b16 vit-l16 ssd300 maskrcnn-r50-fpn unet
 bert-base bert-large electra-base electra-base-pretraining bart-large t5-base
 transformer-big transformer-xl-base transformer-xl-large gnmt ncf dlrm tacotron2
 waveglow gpt2 gpt2-medium gpt2-large gpt2-xl gpt3-xl gpt3-2.7b opt-1.3b llama2-7b
@@ -28,6 +28,7 @@ MODEL_MAP = {
     "EfficientNet-B4": "efficientnet-b4",
     "efficientnet-widese-b0": "efficientnet-widese-b0",
     "efficientnet-widese-b4": "efficientnet-widese-b4",
+    "EfficientNet v2-S": "efficientnet-v2-s",
     "SSD300 v1.1 (ResNet-50 backbone)": "ssd300",
     "SSD300 v1.1 (ResNet-50)": "ssd300",
     "Mask R-CNN (ResNet-50 FPN)": "maskrcnn-r50-fpn",

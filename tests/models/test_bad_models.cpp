@@ -38,6 +38,7 @@ TEST_CASE("bad model YAMLs are InputErrors naming file and field", "[models][err
       {"unknown_norm_type.yaml", "params.blocks[1].type", "expected batch or layer"},
       {"efficientnet_negative_width.yaml", "params.width", "out of range"},
       {"efficientnet_bad_se_base.yaml", "params.se_base", "expected input | expanded"},
+      {"efficientnet_bad_stage.yaml", "params.stages[0].repeat", "unknown key"},
       {"recommender_negative_rows.yaml", "params.tables[1]", "out of range"},
       {"seq2seq_unknown_key.yaml", "params.atention", "unknown key"},
   };

@@ -153,3 +153,26 @@ TEST_CASE("WideSE squeeze layers are a quarter of the expanded channels, the pap
   CHECK(wide.params() > 1.5 * paper.params());  // 8.4M against 5.3M: the SE layers dominate the difference
   CHECK(ptp::test::gemm_macs(wide) == Approx(ptp::test::gemm_macs(paper)).epsilon(0.02));
 }
+
+TEST_CASE("EfficientNetV2 fuses expansion and depthwise conv in its early stages", "[models][zoo]") {
+  const Workload w = build(load_model("efficientnet-v2-s", models_dir()), 1, 0);
+  auto op_named = [&](const std::string& part) -> const Op* {
+    for (const auto& op : w.ops)
+      if (op.name.find(part) != std::string::npos) return &op;
+    return nullptr;
+  };
+  // Stage 1 (expansion 1): one 3x3 conv 24 -> 24. Stage 2: a 3x3 stride-2 conv 24 -> 96 (4x), then
+  // a 1x1 projection 96 -> 48. Neither has a depthwise conv or squeeze-excitation.
+  const Op* stage1 = op_named("stage1.block0.fused_conv");
+  const Op* stage2 = op_named("stage2.block0.fused_expand_conv");
+  REQUIRE(stage1 != nullptr);
+  REQUIRE(stage2 != nullptr);
+  CHECK(stage1->params == 24 * 24 * 9);
+  CHECK(stage2->params == 24 * 96 * 9);
+  CHECK(op_named("stage2.block0.project_conv")->params == 96 * 48);
+  for (const char* absent : {"stage1.block0.dw_conv", "stage3.block0.dw_conv", "stage3.block0.se_reduce"})
+    CHECK(op_named(absent) == nullptr);
+  // Stage 4 is a classic MBConv with SE a quarter of its 64 input channels: 256 -> 16.
+  REQUIRE(op_named("stage4.block0.se_reduce") != nullptr);
+  CHECK(op_named("stage4.block0.se_reduce")->params == 256 * 16 + 16);
+}

@@ -1,8 +1,11 @@
 // EfficientNet (Tan & Le 2019): the B0 MBConv stage table, compound-scaled by width and depth
 // multipliers (B1..B7 differ only in width, depth and resolution). Depthwise convs are grouped
 // conv2d with groups = channels; padding is "same", so every stride-2 layer halves the map (ceil).
+// EfficientNetV2 (Tan & Le 2021) gives its own stage table (`stages:`), whose early stages are
+// Fused-MBConv: one k x k conv in place of the 1x1 expansion and the depthwise conv.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "ptp/predict/model_zoo.hpp"
 
@@ -11,10 +14,27 @@ namespace ptp {
 namespace {
 struct MbStage {
   double expand, kernel, stride, out, repeats;
+  double se = -1;  // squeeze-excitation ratio; -1: the model's se_ratio
+  bool fused = false;
 };
 // Table 1 of the paper (stages 2..8): MBConv expansion, kernel, stride, output channels, layers.
-constexpr MbStage kB0Stages[] = {{1, 3, 1, 16, 1},  {6, 3, 2, 24, 2},  {6, 5, 2, 40, 2},  {6, 3, 2, 80, 3},
-                                 {6, 5, 1, 112, 3}, {6, 5, 2, 192, 4}, {6, 3, 1, 320, 1}};
+const std::vector<MbStage> kB0Stages = {{1, 3, 1, 16, 1},  {6, 3, 2, 24, 2},  {6, 5, 2, 40, 2},  {6, 3, 2, 80, 3},
+                                        {6, 5, 1, 112, 3}, {6, 5, 2, 192, 4}, {6, 3, 1, 320, 1}};
+
+std::vector<MbStage> read_stages(const YamlReader& list) {
+  if (!list.is_sequence() || list.size() == 0) list.fail("expected a list of stages");
+  std::vector<MbStage> stages;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YamlReader st = list.element(i);
+    st.check_keys({"expand", "kernel", "stride", "out", "repeats", "se", "fused"});
+    MbStage m{st.get_number("expand", 1, 64), st.get_number("kernel", 1, 15), st.get_number("stride", 1, 4),
+              st.get_number("out", 1, 1e5), st.get_number("repeats", 1, 100)};
+    m.se = st.get_number("se", 0, 1, -1);
+    m.fused = st.get_bool("fused", false);
+    stages.push_back(m);
+  }
+  return stages;
+}
 
 // The reference implementation's round_filters: scale, round to a multiple of `divisor`, never
 // drop more than 10%.
@@ -31,7 +51,8 @@ constexpr double kSwishFlops = 5;
 
 void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
   p.check_keys(
-      {"width", "depth", "image", "num_classes", "channels", "se_ratio", "se_base", "divisor", "stem", "head_channels"});
+      {"width", "depth", "image", "num_classes", "channels", "se_ratio", "se_base", "divisor", "stem", "head_channels",
+       "stages"});
   const double width = p.get_number("width", 0.1, 10, 1.0);
   const double depth = p.get_number("depth", 0.1, 10, 1.0);
   const double image = p.get_number("image", 32, 1e5, 224);
@@ -46,6 +67,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
   const double stem = round_filters(p.get_number("stem", 1, 1e5, 32), width, divisor);
   const double head = round_filters(p.get_number("head_channels", 1, 1e6, 1280), width, divisor);
   const double B = ctx.batch;
+  const std::vector<MbStage> stages = p.has("stages") ? read_stages(p.child("stages")) : kB0Stages;
 
   g.begin_layer();
   g.set_prefix("stem");
@@ -55,7 +77,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
 
   double channels = stem;
   int stage_index = 0;
-  for (const auto& st : kB0Stages) {
+  for (const auto& st : stages) {
     ++stage_index;
     const double out = round_filters(st.out, width, divisor);
     const int repeats = static_cast<int>(std::ceil(depth * st.repeats));
@@ -64,17 +86,36 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
       g.set_prefix("stage" + std::to_string(stage_index) + ".block" + std::to_string(r));
       const double stride = r == 0 ? st.stride : 1;
       const double expanded = channels * st.expand;
-      if (st.expand != 1) {
-        g.conv2d("expand_conv", B, channels, sp, expanded, 1, 1);
-        g.batch_norm("expand_bn", B * expanded * sp.h * sp.w, expanded);
-        g.elementwise("expand_swish", B * expanded * sp.h * sp.w, 1, kSwishFlops);
+      if (st.fused && st.expand == 1) {
+        // Fused-MBConv without expansion: one k x k conv straight to the output channels.
+        const auto out_sp = g.conv2d("fused_conv", B, channels, sp, out, st.kernel, stride);
+        const double out_elems = B * out * out_sp.h * out_sp.w;
+        g.batch_norm("fused_bn", out_elems, out);
+        g.elementwise("fused_swish", out_elems, 1, kSwishFlops);
+        if (stride == 1 && channels == out) g.elementwise("drop_connect_add", out_elems, 2, 2);
+        channels = out;
+        sp = out_sp;
+        continue;
       }
-      const auto out_sp = g.conv2d("dw_conv", B, expanded, sp, expanded, st.kernel, stride, expanded);
+      GraphBuilder::Spatial out_sp = sp;
+      if (st.fused) {
+        out_sp = g.conv2d("fused_expand_conv", B, channels, sp, expanded, st.kernel, stride);
+        g.batch_norm("fused_expand_bn", B * expanded * out_sp.h * out_sp.w, expanded);
+        g.elementwise("fused_expand_swish", B * expanded * out_sp.h * out_sp.w, 1, kSwishFlops);
+      } else {
+        if (st.expand != 1) {
+          g.conv2d("expand_conv", B, channels, sp, expanded, 1, 1);
+          g.batch_norm("expand_bn", B * expanded * sp.h * sp.w, expanded);
+          g.elementwise("expand_swish", B * expanded * sp.h * sp.w, 1, kSwishFlops);
+        }
+        out_sp = g.conv2d("dw_conv", B, expanded, sp, expanded, st.kernel, stride, expanded);
+        g.batch_norm("dw_bn", B * expanded * out_sp.h * out_sp.w, expanded);
+        g.elementwise("dw_swish", B * expanded * out_sp.h * out_sp.w, 1, kSwishFlops);
+      }
       const double dw_elems = B * expanded * out_sp.h * out_sp.w;
-      g.batch_norm("dw_bn", dw_elems, expanded);
-      g.elementwise("dw_swish", dw_elems, 1, kSwishFlops);
-      if (se_ratio > 0) {
-        const double squeezed = std::max(1.0, std::floor((se_base == "expanded" ? expanded : channels) * se_ratio));
+      const double stage_se = st.se >= 0 ? st.se : se_ratio;
+      if (stage_se > 0) {
+        const double squeezed = std::max(1.0, std::floor((se_base == "expanded" ? expanded : channels) * stage_se));
         g.pooling("se_pool", dw_elems, B * expanded);
         g.linear("se_reduce", B, expanded, squeezed);
         g.elementwise("se_swish", B * squeezed, 1, kSwishFlops);
