@@ -10,7 +10,7 @@ ZOO_IDS = set("""resnet50 resnet101 resnext101-32x4d se-resnext101-32x4d
 efficientnet-b0 efficientnet-b4 efficientnet-widese-b0
 efficientnet-widese-b4 efficientnet-v2-s vit-b16 vit-l16 ssd300 maskrcnn-r50-fpn unet
 bert-base bert-large electra-base electra-base-pretraining bart-large t5-base
-transformer-big transformer-xl-base transformer-xl-large gnmt ncf dlrm tacotron2
+transformer-big transformer-xl-base transformer-xl-large gnmt ncf dlrm tacotron2 jasper-10x5dr
 waveglow gpt2 gpt2-medium gpt2-large gpt2-xl gpt3-xl gpt3-2.7b opt-1.3b llama2-7b
 llama3-8b llama3-70b""".split())
 LLM_EXTRA_IDS = set("""llama2-13b llama2-70b llama3.1-405b mpt-125m mpt-350m mpt-760m
@@ -44,6 +44,7 @@ MODEL_MAP = {
     "DLRM (small)": "dlrm",
     "DLRM (large)": "dlrm",
     "Tacotron2": "tacotron2",
+    "Jasper 10x5 DR": "jasper-10x5dr",
     "WaveGlow": "waveglow",
 }
 # LLM file: model_canonical -> our id (identity for ids in the allowed lists)
