@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ptp/vocab/error.hpp"
+#include "support/run_command.hpp"
 #include "zoo_test_support.hpp"
 
 using namespace ptp;
@@ -175,4 +176,29 @@ TEST_CASE("EfficientNetV2 fuses expansion and depthwise conv in its early stages
   // Stage 4 is a classic MBConv with SE a quarter of its 64 input channels: 256 -> 16.
   REQUIRE(op_named("stage4.block0.se_reduce") != nullptr);
   CHECK(op_named("stage4.block0.se_reduce")->params == 256 * 16 + 16);
+}
+
+TEST_CASE("a Fused-MBConv block without expansion squeezes its input before the k x k projection", "[models][zoo]") {
+  // DLE's fused_mb_conv_block applies squeeze-excitation whether or not the block expands; without
+  // expansion the k x k conv is the projection, so the SE acts on the input channels (24 here).
+  const std::string path = ptp::test::write_temp_file("fused-se.yaml", R"(id: fused-se
+family: efficientnet
+description: "one Fused-MBConv stage without expansion, with squeeze-excitation"
+sample_unit: images
+params:
+  stem: 24
+  stages:
+    - {expand: 1, kernel: 3, stride: 1, out: 24, repeats: 1, se: 0.25, fused: true}
+)");
+  const Workload w = build(load_model(path, models_dir()), 1, 0);
+  std::vector<std::string> names;
+  for (const auto& op : w.ops)
+    if (op.name.find("stage1.block0.") != std::string::npos) names.push_back(op.name.substr(op.name.rfind('.') + 1));
+  const auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  REQUIRE(at("se_reduce") < static_cast<long>(names.size()));
+  REQUIRE(at("fused_conv") < static_cast<long>(names.size()));
+  CHECK(at("se_reduce") < at("fused_conv"));
+  CHECK(at("project_conv") == static_cast<long>(names.size()));  // no separate 1x1 projection
+  for (const auto& op : w.ops)
+    if (op.name.find("stage1.block0.se_reduce") != std::string::npos) CHECK(op.params == 24 * 6 + 6);
 }

@@ -69,11 +69,20 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
   const double B = ctx.batch;
   const std::vector<MbStage> stages = p.has("stages") ? read_stages(p.child("stages")) : kB0Stages;
 
+  // A conv, its batch norm and, unless it projects, a swish: the unit every stage is built from.
+  auto conv_bn = [&](const std::string& unit, double cin, GraphBuilder::Spatial in, double cout, double kernel,
+                     double stride, double groups, bool swish, bool input_grad = true) {
+    auto name = [&](const char* part) { return unit.empty() ? std::string(part) : unit + "_" + part; };
+    const auto out = g.conv2d(name("conv"), B, cin, in, cout, kernel, stride, groups, false, input_grad);
+    const double elems = B * cout * out.h * out.w;
+    g.batch_norm(name("bn"), elems, cout);
+    if (swish) g.elementwise(name("swish"), elems, 1, kSwishFlops);
+    return out;
+  };
+
   g.begin_layer();
   g.set_prefix("stem");
-  auto sp = g.conv2d("conv", B, in_ch, {image, image}, stem, 3, 2, 1, false, /*input_grad=*/false);
-  g.batch_norm("bn", B * stem * sp.h * sp.w, stem);
-  g.elementwise("swish", B * stem * sp.h * sp.w, 1, kSwishFlops);
+  auto sp = conv_bn("", in_ch, {image, image}, stem, 3, 2, 1, true, /*input_grad=*/false);
 
   double channels = stem;
   int stage_index = 0;
@@ -86,49 +95,32 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
       g.set_prefix("stage" + std::to_string(stage_index) + ".block" + std::to_string(r));
       const double stride = r == 0 ? st.stride : 1;
       const double expanded = channels * st.expand;
-      if (st.fused && st.expand == 1) {
-        // Fused-MBConv without expansion: one k x k conv straight to the output channels.
-        const auto out_sp = g.conv2d("fused_conv", B, channels, sp, out, st.kernel, stride);
-        const double out_elems = B * out * out_sp.h * out_sp.w;
-        g.batch_norm("fused_bn", out_elems, out);
-        g.elementwise("fused_swish", out_elems, 1, kSwishFlops);
-        if (stride == 1 && channels == out) g.elementwise("drop_connect_add", out_elems, 2, 2);
-        channels = out;
-        sp = out_sp;
-        continue;
+      // A Fused-MBConv block without expansion has no expansion conv: its k x k conv is the
+      // projection (DLE's fused_mb_conv_block), after the squeeze-excitation if it has one.
+      const bool fused_projection = st.fused && st.expand == 1;
+      GraphBuilder::Spatial mid = sp;
+      if (st.fused && !fused_projection) {
+        mid = conv_bn("fused_expand", channels, sp, expanded, st.kernel, stride, 1, true);
+      } else if (!st.fused) {
+        if (st.expand != 1) conv_bn("expand", channels, sp, expanded, 1, 1, 1, true);
+        mid = conv_bn("dw", expanded, sp, expanded, st.kernel, stride, expanded, true);
       }
-      GraphBuilder::Spatial out_sp = sp;
-      if (st.fused) {
-        out_sp = g.conv2d("fused_expand_conv", B, channels, sp, expanded, st.kernel, stride);
-        g.batch_norm("fused_expand_bn", B * expanded * out_sp.h * out_sp.w, expanded);
-        g.elementwise("fused_expand_swish", B * expanded * out_sp.h * out_sp.w, 1, kSwishFlops);
-      } else {
-        if (st.expand != 1) {
-          g.conv2d("expand_conv", B, channels, sp, expanded, 1, 1);
-          g.batch_norm("expand_bn", B * expanded * sp.h * sp.w, expanded);
-          g.elementwise("expand_swish", B * expanded * sp.h * sp.w, 1, kSwishFlops);
-        }
-        out_sp = g.conv2d("dw_conv", B, expanded, sp, expanded, st.kernel, stride, expanded);
-        g.batch_norm("dw_bn", B * expanded * out_sp.h * out_sp.w, expanded);
-        g.elementwise("dw_swish", B * expanded * out_sp.h * out_sp.w, 1, kSwishFlops);
-      }
-      const double dw_elems = B * expanded * out_sp.h * out_sp.w;
+      const double mid_elems = B * expanded * mid.h * mid.w;
       const double stage_se = st.se >= 0 ? st.se : se_ratio;
       if (stage_se > 0) {
         const double squeezed = std::max(1.0, std::floor((se_base == "expanded" ? expanded : channels) * stage_se));
-        g.pooling("se_pool", dw_elems, B * expanded);
+        g.pooling("se_pool", mid_elems, B * expanded);
         g.linear("se_reduce", B, expanded, squeezed);
         g.elementwise("se_swish", B * squeezed, 1, kSwishFlops);
         g.linear("se_expand", B, squeezed, expanded);
         g.elementwise("se_sigmoid", B * expanded, 1, 4);
-        g.elementwise("se_scale", dw_elems, 2, 1);
+        g.elementwise("se_scale", mid_elems, 2, 1);
       }
-      g.conv2d("project_conv", B, expanded, out_sp, out, 1, 1);
-      const double out_elems = B * out * out_sp.h * out_sp.w;
-      g.batch_norm("project_bn", out_elems, out);
+      const auto out_sp = fused_projection ? conv_bn("fused", channels, sp, out, st.kernel, stride, 1, true)
+                                           : conv_bn("project", expanded, mid, out, 1, 1, 1, false);
       if (stride == 1 && channels == out) {
         // drop-connect (stochastic depth) mask + residual add
-        g.elementwise("drop_connect_add", out_elems, 2, 2);
+        g.elementwise("drop_connect_add", B * out * out_sp.h * out_sp.w, 2, 2);
       }
       channels = out;
       sp = out_sp;
@@ -137,9 +129,7 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
 
   g.begin_layer();
   g.set_prefix("head");
-  g.conv2d("conv", B, channels, sp, head, 1, 1);
-  g.batch_norm("bn", B * head * sp.h * sp.w, head);
-  g.elementwise("swish", B * head * sp.h * sp.w, 1, kSwishFlops);
+  conv_bn("", channels, sp, head, 1, 1, 1, true);
   g.pooling("avgpool", B * head * sp.h * sp.w, B * head);
   g.elementwise("dropout", B * head, 1, 2);
   g.linear("fc", B, head, classes);
