@@ -10,7 +10,7 @@
 namespace ptp {
 
 namespace {
-const std::vector<std::string> kTopKeys{"model", "precision", "framework", "xla", "memory_format", "batch_size", "batch_tokens",
+const std::vector<std::string> kTopKeys{"model", "precision", "framework", "codebase", "xla", "memory_format", "batch_size", "batch_tokens",
                                        "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
                                        "cost", "parallelism", "sharding", "activation_checkpointing",
                                        "sequence_parallel", "finetune", "avg_seq_len", "packing", "attention_mask"};
@@ -158,6 +158,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
                                 "; expected " + list);
   }
   j.framework = one_of(doc, "framework", "pytorch", {"pytorch", "tensorflow", "jax", "mxnet", "paddle"});
+  j.codebase = doc.get_string("codebase", "");
   j.xla = doc.get_bool("xla", false);
   j.memory_format = one_of(doc, "memory_format", "", {"nchw", "nhwc"});
   const bool has_batch = doc.has("batch_size"), has_tokens = doc.has("batch_tokens");
@@ -236,6 +237,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   out << YAML::Key << "model" << YAML::Value << j.model;
   out << YAML::Key << "precision" << YAML::Value << j.precision;
   out << YAML::Key << "framework" << YAML::Value << j.framework;
+  if (!j.codebase.empty()) out << YAML::Key << "codebase" << YAML::Value << j.codebase;
   if (j.xla) out << YAML::Key << "xla" << YAML::Value << true;
   if (!j.memory_format.empty()) out << YAML::Key << "memory_format" << YAML::Value << j.memory_format;
   if (j.batch_tokens > 0)

@@ -2,10 +2,14 @@
 // CPU-only decisions of the CUDA backend, kept free of CUDA headers so tests/profile can check them
 // on a machine without a GPU or toolkit: the math mode and notes a GEMM/conv row carries, the FP8
 // operand pair and fast-accumulation flag per training pass, which cuDNN engines count as FP32 or
-// TF32, and how NCCL points size their element counts and iterations per sample.
+// TF32, how NCCL points size their element counts and iterations per sample, and the kernel_name
+// a CUPTI record becomes.
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -137,5 +141,38 @@ inline int collective_iterations(double call_s, double target_s = 1e-3, int max_
 // Seconds without progress after which a multi-process NCCL point aborts every rank (MPI_Abort):
 // generous against the sample time cap, never below a minute (communicator setup over a fabric).
 inline double collective_watchdog_s(double max_time_s) { return std::max(60.0, 20.0 * max_time_s); }
+
+// ---- kernel_name (CUPTI Activity records) ----------------------------------------------------
+
+// CUPTI reports C++ kernels by their mangled names. The first H100 run showed that nvcc mangles an
+// anonymous namespace with per-build hashes ("_GLOBAL__N__65fe97f5_19_cuda_elementwise_cu_3e98a669_6253"),
+// so the same kernel got a new kernel_name with every build. Mangled names are demangled and lose the
+// return type and parameter list ("ptp::profile::cuda::(anonymous namespace)::elementwise_kernel<float>",
+// "cudnn::engines_precompiled::nchwToNhwcKernel<__half, ...>"); template arguments stay, as they tell
+// kernels apart. Plain names (cuBLAS's "nvjet_sm90_...", "sm90_xmma_...") and names the demangler
+// rejects come back unchanged.
+inline std::string kernel_display_name(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || d == nullptr) {
+    std::free(d);
+    return name;
+  }
+  std::string s(d);
+  std::free(d);
+  if (!s.empty() && s.back() == ')') {  // drop the parameter list: the last balanced "(...)"
+    int depth = 0;
+    for (std::size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) {
+        s.erase(i);
+        break;
+      }
+    }
+  }
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);  // function templates demangle with their return type
+  return s;
+}
 
 }  // namespace ptp::profile::cuda_choices

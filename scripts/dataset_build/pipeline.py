@@ -16,6 +16,7 @@ from .checks import check_catalog, check_outputs
 from .common import assign_point_ids, dedupe
 from .docs import write_readme, write_source_docs
 from .outputs import copy_raw, write_manifest, write_tables
+from .codebase import assign_codebases
 from .run_facts import describe_runs
 from .runs_common import assign_run_ids
 from .schema import COLL_COLUMNS, OPS_COLUMNS, RUNS_COLUMNS
@@ -42,6 +43,7 @@ def build_runs(shared, stats):
     runs, dups = dedupe(runs, RUNS_COLUMNS, "run_id")
     assign_run_ids(runs)  # ids from the rows as published, before the facts below describe them
     describe_runs(runs)
+    assign_codebases(runs)
     runs.sort(key=lambda r: (r["source"], r["run_id"]))
     stats["runs_by_source"] = Counter(r["source"] for r in runs)
     return runs, dups

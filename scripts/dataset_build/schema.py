@@ -5,7 +5,7 @@ GENERATOR = "scripts/build_datasets.py"
 REGEN_CMD = "python3 scripts/build_datasets.py --shared ../shared/data --out datasets/"
 
 RUNS_COLUMNS = [
-    "run_id", "source", "source_ref", "model", "model_as_published", "task",
+    "run_id", "source", "codebase", "source_ref", "model", "model_as_published", "task",
     "framework", "xla", "precision", "precision_as_published", "gpu",
     "gpu_as_published", "num_gpus", "num_nodes", "gpus_per_node", "batch_size",
     "batch_unit", "seq_len", "computed_seq_len", "grad_accum", "global_batch_size", "tp", "pp", "cp",

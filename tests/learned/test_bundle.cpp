@@ -99,9 +99,10 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     // A bundle from another schema version, with a consistent checksum.
     const auto dir = copy_bundle();
     std::string text = ptp::test::slurp(dir + "/manifest.json");
-    const auto pos = text.find("\"schema_version\": 1");
+    const std::string current = "\"schema_version\": " + std::to_string(kBundleSchemaVersion);
+    const auto pos = text.find(current);
     REQUIRE(pos != std::string::npos);
-    text.replace(pos, 19, "\"schema_version\": 99");
+    text.replace(pos, current.size(), "\"schema_version\": 99");
     std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
     CHECK_THAT(load_error(dir), Catch::Contains("schema_version") && Catch::Contains("retrain"));
@@ -118,12 +119,11 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
     CHECK_THAT(load_error(dir), Catch::Contains("aggregator.trees") && Catch::Contains("features"));
   }
-  for (const char* broken : {"models", "unseen_model_correction_share"}) {
-    // A manifest without the trained-model list or the share for other models, checksums consistent
-    // (older bundles without the GPU list or the other shares load: every GPU counts as seen).
+  for (const char* broken : {"codebase_offsets", "shrinkage", "support"}) {
+    // A manifest without one of the mixed model's parts, checksums consistent.
     const auto dir = copy_bundle();
     auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
-    manifest["domain"].erase(broken);
+    manifest.erase(broken);
     const std::string text = manifest.dump(2) + "\n";
     std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
@@ -166,119 +166,61 @@ TEST_CASE("cross-validation gives the same figures whether its folds run on one 
   }
 }
 
-TEST_CASE("a model without training runs gets the bundle's share of the learned correction", "[bundle]") {
+namespace {
+ResolvedJob fixture_job(const std::string& yaml) {
+  static const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  return resolve_job(parse_job_spec(YamlReader::load_string(yaml, "j")), catalogs);
+}
+}  // namespace
+
+TEST_CASE("the learned correction a job gets is the bundle's fitted share of its support", "[bundle][support]") {
   auto b = LearnedBundle::load(trained_bundle());
-  CHECK(b.trained_models.count("resnet50") == 1);
-  CHECK(b.shares.unseen_model == Approx(kUnseenModelCorrectionShare));
-  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
-  auto job_for = [&](const std::string& model) {
-    return resolve_job(parse_job_spec(YamlReader::load_string(
-                           "model: " + model +
-                               "\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
-                           "j")),
-                       catalogs);
-  };
-  const auto unseen = job_for("resnext101-32x4d");  // not in tests/data/train-fixture
-  const auto damped_prediction = b.predict(unseen, AnalyticalConstants{});
-  const double damped = damped_prediction.iteration_s;
-  REQUIRE_FALSE(damped_prediction.warnings.empty());
-  CHECK_THAT(damped_prediction.warnings.back(), Catch::Contains("resnext101-32x4d"));
-  b.shares.unseen_model = 0;
-  const double composed = b.predict(unseen, AnalyticalConstants{}).iteration_s;
-  b.shares.unseen_model = 1;
-  const double full = b.predict(unseen, AnalyticalConstants{}).iteration_s;
+  REQUIRE_FALSE(b.support.empty());
+  const auto near = fixture_job("model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n");
+  const auto p = b.predict(near, AnalyticalConstants{});
+  REQUIRE(p.support.assessed);
+  CHECK(p.support.runs_near > 0);
+  CHECK(p.aggregator_share == Approx(b.shrinkage.unknown.share({p.support.runs_near, p.support.outside})));
+  // The share is applied in log space to the typical correction: no share gives the composed step.
+  const auto fitted = b.shrinkage.unknown;
+  b.shrinkage.unknown = {0, 0, 0};
+  const double composed = b.predict(near, AnalyticalConstants{}).iteration_s;
+  b.shrinkage.unknown = {1, 0, 1};
+  const double full = b.predict(near, AnalyticalConstants{}).iteration_s;
+  b.shrinkage.unknown = fitted;
   REQUIRE(std::abs(std::log(full / composed)) > 1e-3);  // the fixture's correction is not zero here
-  CHECK(std::log(damped / composed) == Approx(kUnseenModelCorrectionShare * std::log(full / composed)).epsilon(1e-6));
-  // A model with training runs keeps its whole correction and no warning about it (convs are
-  // outside the compute level's data, which is a different warning).
-  const auto seen = b.predict(job_for("resnet50"), AnalyticalConstants{});
-  for (const auto& w : seen.warnings) CHECK_THAT(w, !Catch::Contains("training runs"));
-  CHECK(std::any_of(seen.warnings.begin(), seen.warnings.end(),
-                    [](const std::string& w) { return w.find("conv") != std::string::npos; }));
+  CHECK(std::log(p.iteration_s / composed) == Approx(p.aggregator_share * std::log(full / composed)).epsilon(1e-6));
+  // Far beyond every training run's scale: extrapolating, said in a warning, the wider band.
+  const auto far = b.predict(
+      fixture_job("model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 4096}\n"),
+      AnalyticalConstants{});
+  CHECK(far.support.extrapolating);
+  CHECK(std::find(far.support.outside.begin(), far.support.outside.end(), "log2_num_gpus") != far.support.outside.end());
+  CHECK(std::any_of(far.warnings.begin(), far.warnings.end(),
+                    [](const std::string& w) { return w.find("extrapolating") != std::string::npos; }));
+  const auto& wide = b.bands.at(band_name(false, true));
+  CHECK(far.iteration_high_s / far.iteration_s == Approx(std::exp(wide.log_q_high)));
 }
 
-TEST_CASE("a GPU without training runs gets the bundle's unseen-GPU share of the learned correction", "[bundle]") {
+TEST_CASE("a job naming a trained codebase gets its offset and band; an unknown name a warning", "[bundle][support]") {
   auto b = LearnedBundle::load(trained_bundle());
-  CHECK(b.trained_gpus.count("a100-sxm4-80gb") == 1);
-  CHECK(b.trained_gpus.count("h100-sxm5-80gb") == 0);  // not in tests/data/train-fixture
-  CHECK(b.shares.unseen_gpu == Approx(kUnseenGpuCorrectionShare));
-  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
-  auto job_on = [&](const std::string& gpu) {
-    return resolve_job(parse_job_spec(YamlReader::load_string(
-                           "model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: " + gpu +
-                               ", num_gpus: 8}\n",
-                           "j")),
-                       catalogs);
-  };
-  const auto h100 = job_on("h100-sxm5-80gb");
-  const auto damped = b.predict(h100, AnalyticalConstants{});
-  CHECK(damped.aggregator_share == Approx(kUnseenGpuCorrectionShare));
-  CHECK(std::any_of(damped.warnings.begin(), damped.warnings.end(), [](const std::string& w) {
-    return w.find("GPU 'h100-sxm5-80gb' has no training runs") != std::string::npos;
-  }));
-  b.shares.unseen_gpu = 0;
-  const double composed = b.predict(h100, AnalyticalConstants{}).iteration_s;
-  b.shares.unseen_gpu = 1;
-  const double full = b.predict(h100, AnalyticalConstants{}).iteration_s;
-  REQUIRE(std::abs(std::log(full / composed)) > 1e-3);  // the fixture's correction is not zero here
-  CHECK(std::log(damped.iteration_s / composed) ==
-        Approx(kUnseenGpuCorrectionShare * std::log(full / composed)).epsilon(1e-6));
-  // A GPU with training runs keeps the whole correction; an old bundle without the GPU list treats
-  // every GPU as seen.
-  CHECK(b.predict(job_on("a100-sxm4-80gb"), AnalyticalConstants{}).aggregator_share == 1);
-  b.trained_gpus.clear();
-  CHECK(b.predict(h100, AnalyticalConstants{}).aggregator_share == 1);
-  // Unseen model, unseen GPU and model-parallel layout multiply.
-  CHECK(learned_correction_share({false, false, true}, CorrectionShares{}) ==
-        Approx(kUnseenModelCorrectionShare * kUnseenGpuCorrectionShare * kModelParallelCorrectionShare));
-}
-
-TEST_CASE("a model-parallel job beyond the trained GPUs or scale gets the bundle's model-parallel share",
-          "[bundle]") {
-  auto b = LearnedBundle::load(trained_bundle());
-  CHECK(b.manifest()["domain"]["model_parallel"] == true);
-  CHECK(b.shares.model_parallel == Approx(kModelParallelCorrectionShare));
-  REQUIRE(b.max_trained_gpus >= 1);
-  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
-  auto tp2 = [&](const std::string& gpu, long long gpus) {
-    return resolve_job(parse_job_spec(YamlReader::load_string(
-                           "model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\ncluster: {gpu: " +
-                               gpu + ", num_gpus: " + std::to_string(gpus) +
-                               "}\nparallelism: {tensor: 2}\nsequence_parallel: true\n",
-                           "j")),
-                       catalogs);
-  };
-  // On a GPU and at a scale with training runs the layout keeps the whole correction.
-  const auto seen = tp2("a100-sxm4-80gb", 8);
-  REQUIRE(8 <= b.max_trained_gpus);
-  CHECK(b.predict(seen, AnalyticalConstants{}).aggregator_share == 1);
-  // Beyond the largest training run: damped, and exactly by the share in log space.
-  const long long beyond_gpus = 8 * (b.max_trained_gpus / 8 + 1);
-  const auto beyond = tp2("a100-sxm4-80gb", beyond_gpus);
-  const auto damped = b.predict(beyond, AnalyticalConstants{});
-  CHECK(damped.predictor_kind == "learned");
-  CHECK(damped.aggregator_share == Approx(kModelParallelCorrectionShare));
-  b.shares.model_parallel = 0;
-  const auto composed = b.predict(beyond, AnalyticalConstants{});
-  CHECK(composed.aggregator_share == 0);
-  b.shares.model_parallel = 1;
-  const double full = b.predict(beyond, AnalyticalConstants{}).iteration_s;
-  REQUIRE(std::abs(std::log(full / composed.iteration_s)) > 1e-3);  // the fixture's correction is not zero here
-  CHECK(std::log(damped.iteration_s / composed.iteration_s) ==
-        Approx(kModelParallelCorrectionShare * std::log(full / composed.iteration_s)).epsilon(1e-6));
-  b.shares.model_parallel = kModelParallelCorrectionShare;
-  // The same model data-parallel at that scale keeps the whole correction.
-  const auto data_parallel = resolve_job(
-      parse_job_spec(YamlReader::load_string("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
-                                             "cluster: {gpu: a100-sxm4-80gb, num_gpus: " +
-                                                 std::to_string(beyond_gpus) + "}\n",
-                                             "j")),
-      catalogs);
-  CHECK(b.predict(data_parallel, AnalyticalConstants{}).aggregator_share == 1);
-  // On a GPU without training runs the layout is damped on top of the unseen-GPU share.
-  CHECK(b.predict(tp2("h100-sxm5-80gb", 8), AnalyticalConstants{}).aggregator_share ==
-        Approx(kUnseenGpuCorrectionShare * kModelParallelCorrectionShare));
-  // A bundle from before domain.max_num_gpus damps every model-parallel job.
-  b.max_trained_gpus = 0;
-  CHECK(b.predict(seen, AnalyticalConstants{}).aggregator_share == Approx(kModelParallelCorrectionShare));
+  REQUIRE(b.codebase_offsets.count("dle") == 1);  // the fixture has no codebase column: its sources stand in
+  const std::string job = "model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n";
+  const auto typical = b.predict(fixture_job(job), AnalyticalConstants{});
+  b.codebase_offsets["dle"] = 0.25;
+  const auto named = b.predict(fixture_job(job + "codebase: dle\n"), AnalyticalConstants{});
+  CHECK(named.support.codebase_known);
+  CHECK(named.aggregator_share == Approx(b.shrinkage.known.share({named.support.runs_near, named.support.outside})));
+  // Offset added in log space on top of the (known-codebase) share of the typical correction.
+  b.codebase_offsets["dle"] = 0;
+  const auto named0 = b.predict(fixture_job(job + "codebase: dle\n"), AnalyticalConstants{});
+  b.codebase_offsets["dle"] = 0.25;
+  CHECK(std::log(named.iteration_s / named0.iteration_s) == Approx(0.25).epsilon(1e-6));
+  const auto& band = b.bands.at(band_name(true, named.support.extrapolating));
+  CHECK(named.iteration_low_s / named.iteration_s == Approx(std::exp(band.log_q_low)));
+  const auto unknown = b.predict(fixture_job(job + "codebase: my-own-stack\n"), AnalyticalConstants{});
+  CHECK_FALSE(unknown.support.codebase_known);
+  CHECK(unknown.iteration_s == Approx(typical.iteration_s).epsilon(1e-12));
+  CHECK(std::any_of(unknown.warnings.begin(), unknown.warnings.end(),
+                    [](const std::string& w) { return w.find("codebase 'my-own-stack' has no training runs") != std::string::npos; }));
 }

@@ -1,6 +1,7 @@
 // Which level answers, with the shipped bundle (models/default): the learned compute level times
 // most of a dense model's op time, and the JSON and the table say so.
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include <cmath>
 
@@ -43,23 +44,32 @@ TEST_CASE("the shipped bundle's compute level answers most of a dense job's op t
   CHECK(d["predictor"]["compute_learned_share"].get<double>() == 0);
 
   const auto table = run_command(binary("ptp-predict") + " " + gpt2);
-  // Neither GPT-2 nor the L4 has training runs: the unseen-model and unseen-GPU shares of the
-  // aggregator's correction multiply (0.7 x 0.8), and both are warned about.
-  CHECK_THAT(table.out, Catch::Contains("% learned, communication analytical, aggregator 56%"));
-  CHECK(a["predictor"]["aggregator_share"].get<double>() == Approx(0.56));
-  CHECK_THAT(table.out, Catch::Contains("GPU 'l4' has no training runs"));
+  // The aggregator's share is the bundle's fitted shrinkage of this job's support, printed and in JSON.
+  const double share = a["predictor"]["aggregator_share"].get<double>();
+  CHECK(share > 0);
+  CHECK(share <= 1);
+  CHECK_THAT(table.out, Catch::Contains("aggregator " + std::to_string(static_cast<int>(std::lround(100 * share))) + "%"));
+  CHECK(a["predictor"]["support"]["runs_near"].get<int>() >= 0);
 }
 
-TEST_CASE("the shipped bundle answers a model-parallel LLM job with its whole correction within its scale", "[loop][bundle]") {
-  // 256 H100s: a GPU and a GPU count the bundle has model-parallel runs of.
+TEST_CASE("the shipped bundle says when a job extrapolates, shrinks its correction and widens its band", "[loop][bundle]") {
+  // 256 H100s: the bundle has model-parallel FP8 runs near it.
   const auto llama = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"));
   CHECK(llama["predictor"]["kind"] == "learned");
-  CHECK(llama["predictor"]["aggregator_share"].get<double>() == 1);
-  // 4,096 H100s are beyond its largest training run: half the correction.
-  const auto larger =
-      predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"), "--set cluster.num_gpus=4096");
-  CHECK(larger["predictor"]["aggregator_share"].get<double>() == 0.5);
-  CHECK(llama["predictor"]["compute_learned_share"].get<double>() > 0);
+  CHECK(llama["predictor"]["support"]["runs_near"].get<int>() > 0);
+  // 65,536 H100s lie beyond every training run: extrapolating, said on the table, wider band.
+  const std::string larger_args = "--set cluster.num_gpus=65536 --set global_batch_size=131072";
+  const auto larger = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"), larger_args);
+  CHECK(larger["predictor"]["support"]["extrapolating"] == true);
+  const auto outside = larger["predictor"]["support"]["outside"];
+  CHECK(std::find(outside.begin(), outside.end(), "log2_num_gpus") != outside.end());
+  CHECK(larger["predictor"]["aggregator_share"].get<double>() <= llama["predictor"]["aggregator_share"].get<double>());
+  auto width = [](const nlohmann::json& j) {
+    return j["iteration"]["high"].get<double>() / j["iteration"]["low"].get<double>();
+  };
+  CHECK(width(larger) >= width(llama));
+  const auto table = run_command(binary("ptp-predict") + " " + source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml") + " " + larger_args);
+  CHECK_THAT(table.out + table.err, Catch::Contains("extrapolating"));
   const auto analytical = predict_json(source_path("configs/jobs/llama3-70b-fp8-256xh100.yaml"), "--analytical");
   CHECK(analytical["predictor"]["aggregator_share"].get<double>() == 0);
   CHECK(llama["iteration"]["seconds"].get<double>() != analytical["iteration"]["seconds"].get<double>());

@@ -172,3 +172,21 @@ TEST_CASE("16-byte vector split of the memory-bound kernels", "[cuda_choices][ke
   CHECK(vec_split(1003, 4).vectors == 250);
   CHECK(vec_split(1003, 4).tail_begin == 1000);
 }
+
+TEST_CASE("CUPTI kernel names become stable, readable kernel_name cells", "[cuda_choices][cupti]") {
+  // Mangled names as CUPTI reported them on the first H100 run (nvcc's anonymous-namespace hashes
+  // change with every build; the demangled name does not).
+  CHECK(kernel_display_name("_ZN3ptp7profile4cuda57_GLOBAL__N__65fe97f5_19_cuda_elementwise_cu_3e98a669_"
+                            "625318elementwise_kernelI13__nv_bfloat16EEvNS2_2OpEPKT_S8_PS6_mj") ==
+        "ptp::profile::cuda::(anonymous namespace)::elementwise_kernel<__nv_bfloat16>");
+  CHECK(kernel_display_name("_ZN3ptp7profile4cuda55_GLOBAL__N__8bffdc77_17_cuda_optimizer_cu_3e98a669_"
+                            "638413weight_updateENS2_4AlgoENS2_5HyperEPfPKfS7_m") ==
+        "ptp::profile::cuda::(anonymous namespace)::weight_update");
+  CHECK(kernel_display_name("_ZN5cudnn19engines_precompiled16nchwToNhwcKernelI6__halfS2_fLb0ELb1EL21cudnnKernelDataType_"
+                            "t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_") ==
+        "cudnn::engines_precompiled::nchwToNhwcKernel<__half, __half, float, false, true, (cudnnKernelDataType_t)0>");
+  // Plain names and names the demangler rejects are kept as they are.
+  CHECK(kernel_display_name("nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT") == "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT");
+  CHECK(kernel_display_name("_Znot_a_name") == "_Znot_a_name");
+  CHECK(kernel_display_name("").empty());
+}

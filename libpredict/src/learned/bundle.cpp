@@ -124,51 +124,50 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       for (const auto& v : m.at("compute_measured")) measured.insert(v.get<std::string>());
     b.compute = std::make_unique<LearnedOpModel>(load_trees("compute"), maths, measured);
     b.communication = std::make_unique<LearnedCollectiveModel>(load_trees("communication"));
-    b.log_q_low = m.at("interval").at("log_q_low").get<double>();
-    b.log_q_high = m.at("interval").at("log_q_high").get<double>();
-    require(std::isfinite(b.log_q_low) && std::isfinite(b.log_q_high) && b.log_q_low <= b.log_q_high, manifest_path,
-            "interval", "invalid interval calibration");
+    auto band = [&](const char* key) {
+      const auto& q = m.at("interval").at(key);
+      Band out{q.at("log_q_low").get<double>(), q.at("log_q_high").get<double>()};
+      require(std::isfinite(out.log_q_low) && std::isfinite(out.log_q_high) && out.log_q_low <= out.log_q_high,
+              manifest_path, std::string("interval.") + key, "invalid interval calibration");
+      return out;
+    };
+    for (const char* key : kBandNames) b.bands[key] = band(key);
     // describe_domain_gap reads these at prediction time: check them here, where errors are located.
     const auto& domain = m.at("domain");
     require(domain.is_object() && domain.at("precisions").is_array() &&
-                (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()) &&
-                domain.at("models").is_array(),
-            manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false, models: [...]}");
-    for (const auto& id : domain["models"]) b.trained_models.insert(id.get<std::string>());
-    if (domain.contains("gpus")) {
-      require(domain["gpus"].is_array(), manifest_path, "domain.gpus", "expected a list of GPU ids");
-      for (const auto& id : domain["gpus"]) b.trained_gpus.insert(id.get<std::string>());
+                (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()),
+            manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false}");
+    const auto& offsets = m.at("codebase_offsets");
+    require(offsets.is_object(), manifest_path, "codebase_offsets", "expected {codebase: log offset}");
+    for (const auto& [name, v] : offsets.items()) {
+      require(v.is_number() && std::isfinite(v.get<double>()) && std::fabs(v.get<double>()) < 5, manifest_path,
+              "codebase_offsets." + name, "expected a finite log offset within +-5");
+      b.codebase_offsets[name] = v.get<double>();
     }
-    auto share = [&](const char* key, bool required) {
-      const double v = required ? domain.at(key).get<double>() : domain.value(key, 1.0);
-      require(v >= 0 && v <= 1, manifest_path, std::string("domain.") + key, "expected a share between 0 and 1");
-      return v;
+    auto shrinkage = [&](const char* key) {
+      const auto& sh = m.at("shrinkage").at(key);
+      const Shrinkage out{sh.at("max_share").get<double>(), sh.at("half_support_runs").get<double>(),
+                          sh.at("extrapolating_share").get<double>()};
+      for (double v : {out.max_share, out.extrapolating_share})
+        require(v >= 0 && v <= 1, manifest_path, std::string("shrinkage.") + key, "expected shares between 0 and 1");
+      require(out.half_support_runs >= 0 && std::isfinite(out.half_support_runs), manifest_path,
+              std::string("shrinkage.") + key + ".half_support_runs", "expected a non-negative run count");
+      return out;
     };
-    b.shares.unseen_model = share("unseen_model_correction_share", true);
-    b.shares.unseen_gpu = share("unseen_gpu_correction_share", false);
-    b.shares.model_parallel = share("model_parallel_correction_share", false);
-    // Bundles before it damp every model-parallel job: as if no GPU count had training runs.
-    if (domain.contains("max_num_gpus")) {
-      require(domain["max_num_gpus"].is_number_integer() && domain["max_num_gpus"].get<long long>() >= 1,
-              manifest_path, "domain.max_num_gpus", "expected a positive whole number of GPUs");
-      b.max_trained_gpus = domain["max_num_gpus"].get<long long>();
-    }
+    b.shrinkage = {shrinkage("known_codebase"), shrinkage("unknown_codebase")};
+    b.support = SupportSpace::from_json(m.at("support"), run_feature_names(false), manifest_path);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
   return b;
 }
 
+namespace {
 bool is_model_parallel(const JobSpec& j) {
   const auto& par = j.parallelism;
   return par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
 }
-
-double learned_correction_share(const CorrectionDomain& job, const CorrectionShares& shares) {
-  const bool extrapolated_layout = job.model_parallel && !(job.gpu_seen && job.scale_seen);
-  return (job.model_seen ? 1.0 : shares.unseen_model) * (job.gpu_seen ? 1.0 : shares.unseen_gpu) *
-         (extrapolated_layout ? shares.model_parallel : 1.0);
-}
+}  // namespace
 
 std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job) {
   const auto& domain = manifest.at("domain");
@@ -192,31 +191,38 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   k.op_model = compute.get();
   k.collective_model = communication.get();
   Prediction p = predict_analytical(job, k);
-  const CorrectionDomain domain{trained_models.count(job.job.model) > 0,
-                                trained_gpus.empty() || trained_gpus.count(job.gpu->id) > 0, is_model_parallel(job.job),
-                                job.job.cluster.num_gpus <= max_trained_gpus};
-  p.aggregator_share = learned_correction_share(domain, shares);
-  // Searches predict hundreds of thousands of seen jobs: the message is built only when warned.
-  auto warn_unseen = [&](const std::string& what) {
-    p.warnings.push_back(what + " has no training runs in the bundle: " +
+  const auto row = aggregator_features(job, p, k, base, false);
+  const Support near = support.of(row);
+  auto& s = p.support;
+  s.assessed = true;
+  s.runs_near = near.runs_near;
+  s.outside = near.outside;
+  s.extrapolating = near.extrapolating();
+  s.codebase = job.job.codebase;
+  const auto offset = s.codebase.empty() ? codebase_offsets.end() : codebase_offsets.find(s.codebase);
+  s.codebase_known = offset != codebase_offsets.end();
+  s.codebase_offset = s.codebase_known ? offset->second : 0.0;
+  p.aggregator_share = (s.codebase_known ? shrinkage.known : shrinkage.unknown).share(near);
+  const double log_ratio = p.aggregator_share * aggregator.predict_one(row) + s.codebase_offset;
+  // Searches predict hundreds of thousands of jobs: messages are built only when warned.
+  if (!s.codebase.empty() && !s.codebase_known) {
+    std::string known;
+    for (const auto& [name, v] : codebase_offsets) known += (known.empty() ? "" : ", ") + name;
+    p.warnings.push_back("codebase '" + s.codebase + "' has no training runs in the bundle (it has " + known +
+                         "): a typical codebase assumed");
+  }
+  if (s.extrapolating) {
+    std::string why = std::to_string(s.runs_near) + " training runs near it";
+    for (const auto& f : s.outside) why += (f == s.outside.front() ? "; outside the trained range: " : ", ") + f;
+    p.warnings.push_back("extrapolating (" + why + "): " +
                          std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
-                         " % of the learned correction applied");
-  };
-  if (!domain.model_seen) warn_unseen("model '" + job.job.model + "'");
-  if (!domain.gpu_seen) warn_unseen("GPU '" + job.gpu->id + "'");
-  const double log_ratio = aggregator.predict_one(run_features(job, p, false, predict_analytical(job, base)));
-  const double factor = std::exp(p.aggregator_share * log_ratio);
-  // Every part of the breakdown (and the trace's layers and buckets) takes the factor, so the parts
-  // still add up to the step and the model-parallel lines to the exposed communication.
-  p.breakdown.scale(factor);
-  for (auto& layer : p.layers) layer.forward_s *= factor, layer.backward_s *= factor;
-  for (auto& bucket : p.buckets) bucket.ready_s *= factor, bucket.duration_s *= factor;
-  p.iteration_s *= factor;
-  p.iteration_low_s = p.iteration_s * std::exp(log_q_low);
-  p.iteration_high_s = p.iteration_s * std::exp(log_q_high);
-  p.samples_per_second /= factor;
-  p.tokens_per_second /= factor;
-  p.tokens_per_second_per_gpu /= factor;
+                         " % of the learned correction applied, band widened");
+  }
+  p.aggregator_factor = std::exp(log_ratio);
+  scale_prediction(p, p.aggregator_factor);
+  const Band& band = bands.at(band_name(s.codebase_known, s.extrapolating));
+  p.iteration_low_s = p.iteration_s * std::exp(band.log_q_low);
+  p.iteration_high_s = p.iteration_s * std::exp(band.log_q_high);
   fill_mfu(job, p);
   fill_totals(job, p);
   p.predictor_kind = "learned";

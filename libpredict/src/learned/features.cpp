@@ -18,7 +18,7 @@ const std::vector<std::string>& run_feature_names(bool blind) {
   static const std::vector<std::string> common = {
       "log_analytical_step", "compute_share", "comm_exposed_share", "optimizer_share", "overhead_share",
       "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction",
-      "log_analytical_samples_per_gpu_s", "memory_utilization",
+      "log_analytical_samples_per_gpu_s",
       "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
       "fw_pytorch", "fw_tensorflow", "fw_mxnet", "fw_paddle", "fw_jax", "xla", "log_batch", "log_seq_len",
       "log_grad_accum", "log_samples_per_step", "ssm_scan_flop_fraction", "log_mfu_precision_peak"};
@@ -68,8 +68,7 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
       static_cast<float>(b.optimizer / it), static_cast<float>(b.framework_overhead / it),
       static_cast<float>(gemm / std::max(flops, 1.0)), static_cast<float>(attention / std::max(flops, 1.0)),
       static_cast<float>(conv / std::max(flops, 1.0)), static_cast<float>(embedding_params / std::max(params, 1.0)),
-      lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)),
-      static_cast<float>(c.memory.per_gpu_bytes / std::max(c.memory.capacity_bytes, 1.0)), lg(g.peak_flops("fp32")),
+      lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)), lg(g.peak_flops("fp32")),
       lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()),
       static_cast<float>(g.sm_version()),
       static_cast<float>(std::log2(std::max(1, j.cluster.num_gpus))), static_cast<float>(job.nodes),
@@ -109,6 +108,14 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
     v.push_back(static_cast<float>(b.precision_casts / it));
   }
   return v;
+}
+
+std::vector<float> aggregator_features(const ResolvedJob& job, const Prediction& composed, const AnalyticalConstants& composing,
+                                       const AnalyticalConstants& analytical, bool blind) {
+  if (job.job.sharding == "none") return run_features(job, composed, blind, predict_analytical(job, analytical));
+  ResolvedJob unsharded = job;
+  unsharded.job.sharding = "none";
+  return run_features(unsharded, predict_analytical(unsharded, composing), blind, predict_analytical(unsharded, analytical));
 }
 
 const std::vector<std::string>& op_feature_names() {

@@ -227,6 +227,8 @@ Table<RunRecord> load_runs(const std::string& path) {
     r.quality = csv.text(row, "quality_flag");
     r.task = csv.text(row, "task");
     auto optional_text = [&](const char* col) { return csv.has_column(col) ? csv.text(row, col) : std::string(); };
+    r.codebase = optional_text("codebase");
+    if (r.codebase.empty()) r.codebase = r.source;
     const auto flags = flags_of(r.quality);
     JobSpec& j = r.job;
     j.file = file + ":" + std::to_string(row.line);

@@ -85,6 +85,16 @@ nlohmann::json prediction_json(const Prediction& p) {
                     {"compute_learned_share", p.compute_learned_share},
                     {"communication", p.communication_predictor},
                     {"aggregator_share", p.aggregator_share}};
+  if (p.support.assessed) {
+    const auto& s = p.support;
+    j["predictor"]["support"] = {{"runs_near", s.runs_near},
+                                 {"outside_trained_range", s.outside},
+                                 {"outside", s.outside},
+                                 {"extrapolating", s.extrapolating},
+                                 {"codebase", s.codebase.empty() ? json(nullptr) : json(s.codebase)},
+                                 {"codebase_known", s.codebase_known},
+                                 {"codebase_offset", s.codebase_offset}};
+  }
   if (p.calibration.applied) {
     const auto& c = p.calibration;
     json factors = json::object();

@@ -86,7 +86,11 @@ std::string render_table(const Prediction& p) {
     o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
   o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") +
        fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +
-       (p.predictor_kind == "learned" ? fmt(", aggregator %.0f%%", 100 * p.aggregator_share) : std::string()) + "\n\n";
+       (p.predictor_kind == "learned" ? fmt(", aggregator %.0f%%", 100 * p.aggregator_share) : std::string()) +
+       (p.support.assessed ? " (" + std::to_string(p.support.runs_near) + " training runs near" +
+                                 (p.support.codebase_known ? ", codebase " + p.support.codebase : std::string()) + ")"
+                           : std::string()) +
+       "\n\n";
   if (p.calibration.applied) o += calibration_line(p.calibration) + "\n";
   o += "iteration  " + ms(p.iteration_s) + "   80% band " + ms(p.iteration_low_s) + " .. " + ms(p.iteration_high_s) +
        "\n";

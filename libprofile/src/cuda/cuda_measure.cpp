@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "../cuda_choices.hpp"
 #include "cupti_activity.hpp"
 #include "ptp/profile/row.hpp"
 
@@ -91,12 +92,12 @@ void measure_cuda(Measurement& m, cudaStream_t stream, const std::function<void(
       [&] { PTP_CUDA_CHECK(cudaMemsetAsync(flush_buffer.get(), 0, flush_buffer.bytes(), stream)); });
   const KernelStats k = activity.collect();
   if (k.launches > 0) {
-    m.set("kernel_name", k.dominant());
+    m.set("kernel_name", cuda_choices::kernel_display_name(k.dominant()));
     const auto calls = static_cast<double>(m.samples().size() + static_cast<std::size_t>(m.rule().warmup));
     const auto prior = m.extra().find("notes");  // keep what the benchmark noted (accumulator, ...)
     const std::string head = prior == m.extra().end() || prior->second.empty() ? "" : prior->second + "; ";
     m.set("notes", head + "cupti: " + std::to_string(k.launches) + " kernel launches, " +
-                       format_number(k.total_s() / calls) + " s kernel time per call (incl. flush)");
+                       format_number(k.total_s() / calls) + " s kernel time per call (flush excluded)");
   }
 }
 

@@ -43,8 +43,10 @@ class Stream {
 
 // Times `launch` (which enqueues one call on `stream`) with a CUDA event pair per sample. Cold runs
 // (rule.l2_flush) memset a buffer of twice the L2 size before each sample. Kernel names and summed
-// kernel durations from the CUPTI Activity API land in the kernel_name and notes cells (appended to
-// notes the benchmark set before, e.g. the accumulator).
+// kernel durations from the CUPTI Activity API land in the kernel_name (demangled) and notes cells
+// (appended to notes the benchmark set before, e.g. the accumulator). The flush is a memset, which
+// CUPTI does not report as a kernel: the kernel time per call excludes it (on the H100, one GEMM
+// call per sample gave exactly one kernel record per call).
 void measure_cuda(Measurement& m, cudaStream_t stream, const std::function<void()>& launch);
 
 int current_sm_version();  // 80 for sm_80

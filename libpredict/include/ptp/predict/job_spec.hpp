@@ -56,6 +56,9 @@ struct JobSpec {
   std::string model;
   std::string precision;
   std::string framework = "pytorch";
+  // The training codebase the job runs (e.g. dle-pytorch, megatron-bridge, torchtitan: a bundle's
+  // codebase_offsets name those it has runs of). Empty: unknown, a typical codebase is assumed.
+  std::string codebase;
   bool xla = false;
   // Activation layout of convolutions: "nchw" (channels first) or "nhwc" (channels last). Empty
   // means the framework's default, which channels_first() resolves.

@@ -104,6 +104,19 @@ struct Prediction {
   // model in a data-parallel layout, less for an unseen model or a model-parallel layout, 0 when
   // the aggregator did not answer.
   double aggregator_share = 0;
+  // The factor the learned correction multiplied every part of the step by (1: none); calibration
+  // divides it out again, since a calibrated stack replaces the correction.
+  double aggregator_factor = 1;
+  // How near the job is to the aggregator's training runs (learned predictions only).
+  struct Support {
+    bool assessed = false;
+    int runs_near = 0;                 // training runs within the support radius
+    std::vector<std::string> outside;  // support features outside the trained range
+    bool extrapolating = false;        // no run near, or a feature outside the range
+    std::string codebase;              // as the job names it
+    bool codebase_known = false;       // the bundle has an offset for it
+    double codebase_offset = 0;        // log space
+  } support;
   std::vector<std::string> warnings;
   CalibrationSummary calibration;
   // Analytical internals kept for the learned aggregator's features, calibration and the trace.
@@ -112,5 +125,11 @@ struct Prediction {
   std::vector<TraceLayer> layers;
   std::vector<TraceBucket> buckets;
 };
+
+// Multiplies the step and every part of it (breakdown, trace layers and buckets, band, totals) by
+// `factor`, and divides throughput and MFU by it: one uniform correction of the whole step.
+void scale_prediction(Prediction& p, double factor);
+// Divides out the learned aggregator's factor: the composed step (learned lower levels) it started from.
+void remove_learned_correction(Prediction& p);
 
 }  // namespace ptp

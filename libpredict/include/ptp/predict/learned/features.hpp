@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/analytical.hpp"
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
@@ -22,6 +23,13 @@ const std::vector<std::string>& run_feature_names(bool blind);
 // aggregator sees what the learned levels changed (for an analytical `composed`, pass it twice).
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind,
                                 const Prediction& analytical);
+// The aggregator's row of a job as ptp-predict and ptp-train build it: composed with `composing`
+// (the learned lower levels) and `analytical`, as if unsharded. ZeRO/FSDP shard optimizer state,
+// gradients and parameters, never the math, so nothing sharding moves reaches the correction
+// (before, the trees learned that sharded jobs come from faster codebases). `composed` is the job's
+// own composition, reused when it is not sharded.
+std::vector<float> aggregator_features(const ResolvedJob& job, const Prediction& composed, const AnalyticalConstants& composing,
+                                       const AnalyticalConstants& analytical, bool blind);
 
 // Compute model: one kernel.
 struct OpShape {

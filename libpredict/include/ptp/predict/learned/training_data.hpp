@@ -16,6 +16,9 @@ struct RunRecord {
   // The software stack the run measured: source, table or file, framework, container or benchmark
   // version, model and task (stack_key). Calibration is evaluated within a stack.
   std::string stack;
+  // The publishing codebase and its version family (runs.csv `codebase`; `source` in tables
+  // without the column). Held out whole by leave-one-codebase-out; its speed gets an offset of its own.
+  std::string codebase;
   JobSpec job;           // the job-spec view of the row
   double step_time_s = 0;  // measured seconds per optimizer step
 };

@@ -1,0 +1,51 @@
+#pragma once
+// The aggregator as a mixed model: log(measured / composed) = f(features) + b(codebase) + noise.
+// b is each publishing codebase's own speed (its kernels, fusions, overlap, input pipeline), a
+// random effect shrunk toward zero by the codebase's run count; f, trained on what remains, is the
+// correction of a typical codebase, the only one a job from an unknown stack can use. Before, one
+// booster learned both, and a codebase's speed reached other stacks through whatever features
+// identified it (sharding, framework, model family).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ptp/predict/learned/booster.hpp"
+#include "ptp/predict/learned/dense_matrix.hpp"
+#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/predict/learned/support.hpp"
+
+namespace ptp {
+
+// Shrinkage of a codebase's mean residual: b = sum(r) / (n + kStackOffsetPrior), i.e. a codebase
+// with 20 runs keeps half its mean. (Five values 5..80 on leave-one-codebase-out moved its MAPE by
+// under 0.3 points; 20 is mid-range.)
+inline constexpr double kStackOffsetPrior = 20;
+
+struct StackFit {
+  Booster typical;                        // f
+  std::map<std::string, double> offsets;  // b by codebase (log space)
+};
+// Backfitting: f on y, offsets from its residuals, f again on y minus the offsets.
+StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
+                           const std::vector<std::string>& names, const BoosterParams& params);
+
+// Held-out answers of one split: per row, f from a fit without the row's fold, the offset of its
+// codebase when the fold trained on it (NaN otherwise), and its support against the fold's rows.
+struct HeldOutCorrections {
+  std::vector<double> typical, offset;
+  std::vector<Support> support;
+};
+HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
+                                        const std::vector<std::string>& codebases, const std::vector<std::string>& names,
+                                        const BoosterParams& params, const Split& split, int workers);
+
+// The log correction a held-out row gets: share(support) x f, plus its codebase's offset when its
+// fold trained on the codebase (the `known` shrinkage then, else `unknown`).
+double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s);
+
+// Shrinkage fitted on held-out splits' rows of a known (or an unknown) codebase: the grid point with
+// the lowest mean of the splits' MAPE.
+Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const std::vector<double>& composed,
+                        const std::vector<double>& measured, bool known_codebase);
+
+}  // namespace ptp

@@ -1,0 +1,62 @@
+#pragma once
+// How near a job is to the aggregator's training runs, and how much of the learned correction that
+// nearness earns. The support space is a handful of aggregator features that say what the job is
+// physically (scale, GPU x precision peak, step length, op mix); a training run is "near" when it
+// lies within `radius` in units of each feature's spread over the training runs. A feature outside
+// the trained range (beyond `margin` spreads) is listed by name: there the trees extrapolate.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ptp {
+
+struct Support {
+  int runs_near = 0;                 // training runs within the radius
+  std::vector<std::string> outside;  // support features outside the trained range
+  bool extrapolating() const { return runs_near == 0 || !outside.empty(); }
+};
+
+class SupportSpace {
+ public:
+  // The support features, by aggregator feature name.
+  static const std::vector<std::string>& feature_names();
+  // Whether rows of these aggregator features carry every support feature (the precision-blind
+  // ablation's do not: it is judged as if supported).
+  static bool describes(const std::vector<std::string>& aggregator_names);
+
+  SupportSpace() = default;
+  // From aggregator feature rows (full rows, in run_feature_names order) of the training runs.
+  SupportSpace(const std::vector<std::vector<float>>& training_rows, const std::vector<std::string>& aggregator_names);
+
+  Support of(const std::vector<float>& aggregator_row) const;
+  bool empty() const { return points_.empty(); }
+
+  nlohmann::json to_json() const;
+  // Throws InputError naming `path` and the field on anything malformed.
+  static SupportSpace from_json(const nlohmann::json& j, const std::vector<std::string>& aggregator_names,
+                                const std::string& path);
+
+  double radius = 1.0, margin = 0.25;
+
+ private:
+  std::vector<std::size_t> columns_;  // support feature -> aggregator column
+  std::vector<double> scale_, low_, high_;
+  std::vector<std::vector<float>> points_;  // training runs, support features only, divided by scale_
+};
+
+// The share of the global correction (log space) a job gets from its support:
+// max_share * n / (n + half_support_runs) (n / (n + 0) counts as 1), and extrapolating_share of that
+// when no training run is near or a support feature lies outside the trained range. Fitted by ptp-train on the held-out splits, never set by hand.
+struct Shrinkage {
+  double max_share = 1.0;
+  double half_support_runs = 0;
+  double extrapolating_share = 1.0;
+  double share(const Support& s) const;
+};
+// A job naming a trained codebase and one that does not: fitted apart (the first on splits that hold
+// out rows of trained codebases, the second on leave-one-codebase-out).
+struct CorrectionShrinkage {
+  Shrinkage known, unknown;
+};
+
+}  // namespace ptp

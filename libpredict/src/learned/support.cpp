@@ -1,0 +1,128 @@
+#include "ptp/predict/learned/support.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ptp/vocab/error.hpp"
+
+namespace ptp {
+
+const std::vector<std::string>& SupportSpace::feature_names() {
+  static const std::vector<std::string> names = {
+      "log2_num_gpus",     "log_prec_peak",           "log_gpu_bandwidth",       "log_analytical_step",
+      "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction"};
+  return names;
+}
+
+bool SupportSpace::describes(const std::vector<std::string>& names) {
+  for (const auto& f : feature_names())
+    if (std::find(names.begin(), names.end(), f) == names.end()) return false;
+  return true;
+}
+
+namespace {
+std::vector<std::size_t> columns_of(const std::vector<std::string>& aggregator_names, const std::string& where) {
+  std::vector<std::size_t> cols;
+  for (const auto& f : SupportSpace::feature_names()) {
+    const auto it = std::find(aggregator_names.begin(), aggregator_names.end(), f);
+    if (it == aggregator_names.end()) throw InputError(where, 0, 0, "support", "aggregator has no feature '" + f + "'");
+    cols.push_back(static_cast<std::size_t>(it - aggregator_names.begin()));
+  }
+  return cols;
+}
+}  // namespace
+
+SupportSpace::SupportSpace(const std::vector<std::vector<float>>& rows, const std::vector<std::string>& names)
+    : columns_(columns_of(names, "support")) {
+  const std::size_t d = columns_.size();
+  scale_.assign(d, 0);
+  low_.assign(d, 1e300);
+  high_.assign(d, -1e300);
+  std::vector<double> mean(d, 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < d; ++c) {
+      const double v = r[columns_[c]];
+      mean[c] += v / static_cast<double>(rows.size());
+      low_[c] = std::min(low_[c], v);
+      high_[c] = std::max(high_[c], v);
+    }
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < d; ++c) scale_[c] += std::pow(r[columns_[c]] - mean[c], 2) / static_cast<double>(rows.size());
+  // A feature constant over the training runs (e.g. one GPU in a test fixture) gets unit spread.
+  for (auto& s : scale_) s = s > 1e-12 ? std::sqrt(s) : 1.0;
+  for (const auto& r : rows) {
+    std::vector<float> p(d);
+    for (std::size_t c = 0; c < d; ++c) p[c] = static_cast<float>(r[columns_[c]] / scale_[c]);
+    points_.push_back(std::move(p));
+  }
+}
+
+Support SupportSpace::of(const std::vector<float>& row) const {
+  Support s;
+  const std::size_t d = columns_.size();
+  std::vector<double> q(d);
+  for (std::size_t c = 0; c < d; ++c) {
+    const double v = row[columns_[c]];
+    q[c] = v / scale_[c];
+    if (v < low_[c] - margin * scale_[c] || v > high_[c] + margin * scale_[c]) s.outside.push_back(feature_names()[c]);
+  }
+  const double r2 = radius * radius;
+  for (const auto& p : points_) {
+    double dist2 = 0;
+    for (std::size_t c = 0; c < d && dist2 <= r2; ++c) dist2 += (q[c] - p[c]) * (q[c] - p[c]);
+    if (dist2 <= r2) ++s.runs_near;
+  }
+  return s;
+}
+
+nlohmann::json SupportSpace::to_json() const {
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& p : points_) pts.push_back(p);
+  return {{"features", feature_names()}, {"radius", radius}, {"margin", margin}, {"scale", scale_},
+          {"low", low_},                 {"high", high_},    {"points", pts}};
+}
+
+SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<std::string>& names, const std::string& path) {
+  SupportSpace s;
+  auto fail = [&](const std::string& field, const std::string& what) { throw InputError(path, 0, 0, "support." + field, what); };
+  if (!j.is_object()) fail("", "expected an object");
+  if (j.value("features", nlohmann::json()) != nlohmann::json(feature_names()))
+    fail("features", "support features differ from this ptp build; retrain the bundle");
+  s.columns_ = columns_of(names, path);
+  const std::size_t d = s.columns_.size();
+  auto vec = [&](const char* key) {
+    const auto& v = j.at(key);
+    if (!v.is_array() || v.size() != d) fail(key, "expected " + std::to_string(d) + " numbers");
+    std::vector<double> out;
+    for (const auto& x : v) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) fail(key, "expected finite numbers");
+      out.push_back(x.get<double>());
+    }
+    return out;
+  };
+  s.scale_ = vec("scale");
+  s.low_ = vec("low");
+  s.high_ = vec("high");
+  for (double v : s.scale_)
+    if (!(v > 0)) fail("scale", "expected positive spreads");
+  s.radius = j.at("radius").get<double>();
+  s.margin = j.at("margin").get<double>();
+  if (!(s.radius > 0) || !(s.margin >= 0)) fail("radius", "expected a positive radius and a non-negative margin");
+  const auto& pts = j.at("points");
+  if (!pts.is_array() || pts.empty()) fail("points", "expected the training runs' support points");
+  for (const auto& p : pts) {
+    if (!p.is_array() || p.size() != d) fail("points", "expected " + std::to_string(d) + " numbers per point");
+    std::vector<float> v;
+    for (const auto& x : p) v.push_back(x.get<float>());
+    s.points_.push_back(std::move(v));
+  }
+  return s;
+}
+
+double Shrinkage::share(const Support& s) const {
+  const double n = s.runs_near;
+  const double by_count = half_support_runs > 0 ? n / (n + half_support_runs) : 1.0;
+  return max_share * by_count * (s.extrapolating() ? extrapolating_share : 1.0);
+}
+
+}  // namespace ptp
