@@ -15,7 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-SPLITS = ["kfold", "leave_one_model_out", "leave_one_gpu_out", "leave_one_scale_out"]
+SPLITS = ["leave_one_codebase_out", "leave_one_precision_out", "scale_extrapolation", "kfold", "leave_one_model_out",
+          "leave_one_gpu_out"]
 
 
 def train(binary, data, seed, out):

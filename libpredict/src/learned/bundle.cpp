@@ -220,7 +220,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   }
   p.aggregator_factor = std::exp(log_ratio);
   scale_prediction(p, p.aggregator_factor);
-  const Band& band = bands.at(band_name(s.codebase_known, s.extrapolating));
+  const Band& band = bands.at(band_name(s.codebase_known, near));
   p.iteration_low_s = p.iteration_s * std::exp(band.log_q_low);
   p.iteration_high_s = p.iteration_s * std::exp(band.log_q_high);
   fill_mfu(job, p);

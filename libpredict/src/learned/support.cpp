@@ -10,7 +10,8 @@ namespace ptp {
 const std::vector<std::string>& SupportSpace::feature_names() {
   static const std::vector<std::string> names = {
       "log2_num_gpus",     "log_prec_peak",           "log_gpu_bandwidth",       "log_analytical_step",
-      "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction"};
+      "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction",
+      "log_analytical_samples_per_gpu_s", "compute_share", "optimizer_share"};
   return names;
 }
 
@@ -67,11 +68,14 @@ Support SupportSpace::of(const std::vector<float>& row) const {
     if (v < low_[c] - margin * scale_[c] || v > high_[c] + margin * scale_[c]) s.outside.push_back(feature_names()[c]);
   }
   const double r2 = radius * radius;
+  double nearest2 = 1e300;
   for (const auto& p : points_) {
     double dist2 = 0;
-    for (std::size_t c = 0; c < d && dist2 <= r2; ++c) dist2 += (q[c] - p[c]) * (q[c] - p[c]);
+    for (std::size_t c = 0; c < d; ++c) dist2 += (q[c] - p[c]) * (q[c] - p[c]);
     if (dist2 <= r2) ++s.runs_near;
+    nearest2 = std::min(nearest2, dist2);
   }
+  s.nearest = std::sqrt(nearest2);
   return s;
 }
 

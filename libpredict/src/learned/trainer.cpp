@@ -415,11 +415,15 @@ TrainResult train_bundle(const TrainOptions& o) {
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const double c = held_out_log_correction(h, i, shrinkage);
         if (!std::isfinite(c)) continue;
-        pooled[band_name(std::isfinite(h.offset[i]), h.support[i].extrapolating())].push_back(
-            std::log(measured[i] / (composed[i] * std::exp(c))));
+        const double r = std::log(measured[i] / (composed[i] * std::exp(c)));
+        const bool known = std::isfinite(h.offset[i]);
+        pooled[band_name(known, h.support[i])].push_back(r);
+        pooled[known ? "known_codebase" : "unknown_codebase"].push_back(r);
       }
     for (const char* band : kBandNames) {
-      const auto& r = pooled[band].size() >= 20 ? pooled[band] : pooled[band_name(false, true)];
+      // Too few held-out rows in a band: the pooled residuals of its known / unknown group.
+      const auto& r = pooled[band].size() >= 20 ? pooled[band]
+                                                : pooled[std::string(band).rfind("known", 0) == 0 ? "known_codebase" : "unknown_codebase"];
       interval_json[band] = {{"log_q_low", quantile(r, 0.1)}, {"log_q_high", quantile(r, 0.9)}, {"rows", r.size()}};
     }
     for (std::size_t s = 0; s < splits.size(); ++s) {
@@ -433,7 +437,7 @@ TrainResult train_bundle(const TrainOptions& o) {
         full[i] = composed[i] * std::exp(c);
         typical[i] = composed[i] * std::exp(shrinkage.unknown.share(h.support[i]) * h.typical[i]);
         // Coverage of the band the row would get.
-        const auto& q = interval_json[band_name(std::isfinite(h.offset[i]), h.support[i].extrapolating())];
+        const auto& q = interval_json[band_name(std::isfinite(h.offset[i]), h.support[i])];
         const double r = std::log(measured[i] / full[i]);
         ++total;
         inside += r >= q["log_q_low"].get<double>() && r <= q["log_q_high"].get<double>();
@@ -507,8 +511,8 @@ TrainResult train_bundle(const TrainOptions& o) {
   }
   metrics["interval"] = interval_json;
   metrics["interval"]["method"] =
-      "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase and supported / "
-      "extrapolating";
+      "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase and support "
+      "(extrapolating, or 1-24 / 25-99 / 100+ training runs near)";
 
 
   // Final boosters on all rows.

@@ -88,7 +88,6 @@ nlohmann::json prediction_json(const Prediction& p) {
   if (p.support.assessed) {
     const auto& s = p.support;
     j["predictor"]["support"] = {{"runs_near", s.runs_near},
-                                 {"outside_trained_range", s.outside},
                                  {"outside", s.outside},
                                  {"extrapolating", s.extrapolating},
                                  {"codebase", s.codebase.empty() ? json(nullptr) : json(s.codebase)},

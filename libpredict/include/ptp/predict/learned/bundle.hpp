@@ -20,13 +20,19 @@
 namespace ptp {
 
 inline constexpr int kBundleSchemaVersion = 2;
-// The bands a prediction can get (manifest `interval`), by whether the job names a codebase the
-// bundle has runs of and whether it extrapolates (support.hpp).
-inline constexpr const char* kBandNames[] = {"known_codebase", "known_codebase_extrapolating", "unknown_codebase",
-                                             "extrapolating"};
-inline const char* band_name(bool codebase_known, bool extrapolating) {
-  return kBandNames[(codebase_known ? 0 : 2) + (extrapolating ? 1 : 0)];
-}  // 2: mixed-model aggregator (codebase offsets, support, shrinkage)
+// The bands a prediction can get (manifest `interval`): by whether the job names a codebase the
+// bundle has runs of, and by its support (support.hpp): extrapolating, or how far the nearest
+// training run lies (a job next to a trained configuration is predicted more tightly than one whose
+// nearest neighbour is another model or precision).
+inline constexpr const char* kBandNames[] = {
+    "known_codebase.extrapolating",       "known_codebase.nearest_0_0.02",      "known_codebase.nearest_0.02_0.1",
+    "known_codebase.nearest_0.1_0.3",     "known_codebase.nearest_0.3_plus",    "unknown_codebase.extrapolating",
+    "unknown_codebase.nearest_0_0.02",    "unknown_codebase.nearest_0.02_0.1",  "unknown_codebase.nearest_0.1_0.3",
+    "unknown_codebase.nearest_0.3_plus"};
+inline const char* band_name(bool codebase_known, const Support& s) {
+  const int bin = s.extrapolating() ? 0 : s.nearest < 0.02 ? 1 : s.nearest < 0.1 ? 2 : s.nearest < 0.3 ? 3 : 4;
+  return kBandNames[(codebase_known ? 0 : 5) + bin];
+}
 
 class LearnedBundle {
  public:

@@ -13,6 +13,7 @@ namespace ptp {
 struct Support {
   int runs_near = 0;                 // training runs within the radius
   std::vector<std::string> outside;  // support features outside the trained range
+  double nearest = 1e300;            // distance to the nearest training run (units of spread)
   bool extrapolating() const { return runs_near == 0 || !outside.empty(); }
 };
 
