@@ -121,7 +121,7 @@ GpuSpec parse_gpu_spec(const std::string& path) { return parse_gpu_spec(YamlRead
 GpuSpec parse_gpu_spec(const YamlReader& doc) {
   const std::string& path = doc.file();
   doc.check_keys({"id", "name", "aliases", "architecture", "chip", "compute_capability", "form_factor", "sms",
-                  "boost_clock_mhz", "memory_gb", "memory_type", "memory_bandwidth_gbs", "l2_cache_mb", "tdp_w",
+                  "boost_clock_mhz", "memory_gib", "memory_type", "memory_bandwidth_gbs", "l2_cache_mb", "tdp_w",
                   "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "source", "notes"});
   GpuSpec g;
   g.id = doc.get_string("id");
@@ -136,7 +136,7 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
   g.form_factor = doc.get_string("form_factor", "");
   g.sms = static_cast<int>(doc.get_int("sms", 1, 1000));
   g.boost_clock_mhz = doc.get_number("boost_clock_mhz", 100, 5000);
-  g.memory_gb = doc.get_number("memory_gb", 0.5, 10000);
+  g.memory_gib = doc.get_number("memory_gib", 0.5, 10000);
   g.memory_type = doc.get_string("memory_type", "");
   g.memory_bandwidth_gbs = doc.get_number("memory_bandwidth_gbs", 10, 100000);
   g.l2_cache_mb = doc.get_number("l2_cache_mb", 0, 1000, 0);

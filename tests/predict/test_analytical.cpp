@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/output.hpp"
 
 using namespace ptp;
 
@@ -79,6 +82,52 @@ TEST_CASE("memory estimate flags jobs that do not fit and names a fix", "[analyt
   const auto small = predict("resnet50", "amp_fp16", "a100-sxm4-80gb", 1, 64);
   CHECK(small.memory.fits);
   CHECK(small.memory.per_gpu_bytes > small.memory.weights);
+}
+
+TEST_CASE("an 80 GB H100 holds 80 GiB: a job at 77 GB fits, one inside the headroom is a warning", "[analytical][memory]") {
+  const std::string fsdp = "sharding: fsdp\nactivation_checkpointing: selective\n";
+  const auto at_77gb = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 2, 9600, fsdp);
+  REQUIRE(at_77gb.memory.per_gpu_bytes > 77e9);  // more than 76 GB (95 % of 80 x 10^9): refused before
+  REQUIRE(at_77gb.memory.per_gpu_bytes < 78e9);
+  CHECK(at_77gb.memory.capacity_bytes == 80.0 * 1073741824.0);
+  CHECK(at_77gb.memory.fits);
+  CHECK_FALSE(at_77gb.memory.near_capacity);
+  for (const auto& w : at_77gb.warnings) CHECK_THAT(w, !Catch::Contains("predicted memory"));
+  // Within the headroom (76..80 GiB): fits, warned, not refused.
+  const auto near = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 2, 10752, fsdp);
+  REQUIRE(near.memory.per_gpu_bytes > (1 - kMemoryHeadroom) * near.memory.capacity_bytes);
+  REQUIRE(near.memory.per_gpu_bytes <= near.memory.capacity_bytes);
+  CHECK(near.memory.fits);
+  CHECK(near.memory.near_capacity);
+  CHECK(std::any_of(near.warnings.begin(), near.warnings.end(),
+                    [](const std::string& w) { return w.find("GiB per GPU is within 5 %") != std::string::npos; }));
+  // Beyond 80 GiB: does not fit.
+  const auto over = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 3, 8192, fsdp);
+  CHECK_FALSE(over.memory.fits);
+}
+
+TEST_CASE("context parallelism exchanges K/V every layer: exposed, growing with the sequence, on its own trace track",
+          "[analytical][context]") {
+  double previous = 0;
+  for (int seq : {8192, 32768, 131072}) {
+    INFO(seq);
+    const auto p = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 1, seq, "parallelism: {context: 2}\n");
+    CHECK(p.breakdown.cp_communication > previous);
+    previous = p.breakdown.cp_communication;
+    const auto trace = nlohmann::json::parse(render_chrome_trace(p));
+    bool track = false, span = false;
+    for (const auto& e : trace["traceEvents"]) {
+      track = track || (e["ph"] == "M" && e["args"]["name"] == "context parallel");
+      span = span || (e["ph"] == "X" && e["name"].get<std::string>().rfind("context parallel exposed", 0) == 0 &&
+                      e["dur"].get<double>() > 0);
+    }
+    CHECK(track);
+    CHECK(span);
+  }
+  // Without context parallelism there is no exchange and no track.
+  const auto none = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 1, 8192);
+  CHECK(none.breakdown.cp_communication == 0);
+  CHECK(render_chrome_trace(none).find("context parallel") == std::string::npos);
 }
 
 TEST_CASE("totals follow the run and cost", "[analytical]") {

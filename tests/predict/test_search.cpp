@@ -48,7 +48,7 @@ Brute brute_force(const std::string& file, const SearchSpace& space, const Predi
     ++b.configurations;
     try {
       const Prediction p = predictor.predict(load_job_spec(file, flags));
-      if (!p.memory.fits) {
+      if (!p.memory.fits || p.memory.near_capacity) {  // --search keeps the 5 % headroom
         ++b.no_fit;
       } else {
         b.fitting.emplace_back(search_objective_value(p, o), text);

@@ -88,7 +88,8 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   m.workspace = k.workspace_bytes;
   m.per_gpu_bytes = m.weights + m.gradients + m.optimizer_state + m.activations + m.workspace;
   m.capacity_bytes = job.gpu->memory_bytes();
-  m.fits = m.per_gpu_bytes <= m.capacity_bytes * 0.95;
+  m.fits = m.per_gpu_bytes <= m.capacity_bytes;
+  m.near_capacity = m.fits && m.per_gpu_bytes > m.capacity_bytes * (1 - kMemoryHeadroom);
   return m;
 }
 

@@ -27,6 +27,10 @@ struct ParallelConstants {
   double a2a_exposed = 1.0;
   // Context-parallel KV ring: each step's transfer overlaps the attention of the previous chunk.
   double cp_overlap = 1.0;
+  // ...but at most this share of the exchange hides: the ring's send/recv kernels share SMs and HBM
+  // with attention, as DP collectives share them with compute (dp_overlap's reasoning and value; an
+  // assumption, no CP-resolved measurement is in the data). Before, long sequences showed none.
+  double cp_hidden_max = 0.85;
 };
 
 // The parallel layout of a resolved job, with derived group sizes.

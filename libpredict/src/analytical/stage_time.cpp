@@ -101,7 +101,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     const double bytes = cp_bytes_per_block(tokens, l.kv_dim / l.tp, l.elem_bytes, l.cp);
     const auto g = cp_group(l);
     t.cp_comm = s.blocks * p2p_seconds(bytes, g.ranks_per_node >= g.size, job, k);
-    t.cp_exposed = std::max(0.0, t.cp_comm - pk.cp_overlap * attention);
+    t.cp_exposed = std::max(t.cp_comm * (1 - pk.cp_hidden_max), t.cp_comm - pk.cp_overlap * attention);
   }
   if (l.ep > 1 && s.moe_blocks > 0) {
     const double routed = tokens / (l.sp ? l.tp : 1);

@@ -98,8 +98,15 @@ void add_memory_warning(const ResolvedJob& job, const Layout& l, Prediction& out
   const auto& p = *job.policy;
   const auto& j = job.job;
   char buf[200];
-  std::snprintf(buf, sizeof buf, "predicted memory %.1f GB per GPU exceeds %s's %.0f GB", out.memory.per_gpu_bytes / 1e9,
-                job.gpu->id.c_str(), out.memory.capacity_bytes / 1e9);
+  if (out.memory.fits) {
+    std::snprintf(buf, sizeof buf,
+                  "predicted memory %.1f GiB per GPU is within %.0f %% of %s's %.0f GiB: allocator fragmentation may not fit",
+                  out.memory.per_gpu_bytes / kBytesPerGiB, 100 * kMemoryHeadroom, job.gpu->id.c_str(),
+                  out.memory.capacity_bytes / kBytesPerGiB);
+  } else {
+    std::snprintf(buf, sizeof buf, "predicted memory %.1f GiB per GPU exceeds %s's %.0f GiB",
+                  out.memory.per_gpu_bytes / kBytesPerGiB, job.gpu->id.c_str(), out.memory.capacity_bytes / kBytesPerGiB);
+  }
   std::string fix = "; try a smaller batch_size with grad_accum";
   if (!p.half_precision) fix += ", precision amp_bf16/amp_fp16";
   if (j.activation_checkpointing == "none") fix += ", activation_checkpointing: full";
@@ -226,7 +233,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
       ls.memory_stage = static_cast<int>(i);
     }
   }
-  if (!out.memory.fits) add_memory_warning(job, l, out);
+  if (!out.memory.fits || out.memory.near_capacity) add_memory_warning(job, l, out);
   if (l.pp > 1) add_pipeline_split_warning(pipeline_split(blocks_of(job), l.pp, l.vp), l, out);
   if (l.pp > 1 && l.microbatches < l.pp)
     out.warnings.push_back("fewer micro-batches (" + std::to_string(l.microbatches) + ") than pipeline stages (" +

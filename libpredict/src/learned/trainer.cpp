@@ -592,6 +592,20 @@ TrainResult train_bundle(const TrainOptions& o) {
             v["compute"]["mape"].dump() + " | " + v["compute_communication"]["mape"].dump() + " | " +
             v["full"]["mape"].dump() + " | " + metrics["cv"][split]["band_coverage"].dump() + " |\n";
   }
+  if (metrics.contains("ladder")) {
+    // Which level pays, said plainly from the figures above.
+    int compute_pays = 0, communication_pays = 0, splits = 0;
+    for (const auto& [split, v] : metrics["ladder"].items()) {
+      ++splits;
+      compute_pays += v["compute"]["mape"].get<double>() < v["analytical"]["mape"].get<double>();
+      communication_pays += v["compute_communication"]["mape"].get<double>() < v["compute"]["mape"].get<double>();
+    }
+    md += "\nWhich level pays: learned kernel times beat the analytical composition on " + std::to_string(compute_pays) + " of " +
+          std::to_string(splits) + " splits, the learned all-reduce improves on them on " + std::to_string(communication_pays) +
+          " of " + std::to_string(splits) +
+          ". Both ship anyway: they are the only way a user's own kernel and collective measurements (ptp-profile rows) "
+          "reach a forecast, and the aggregator is trained on their composition (README, ptp-train).\n";
+  }
   if (metrics.contains("by_codebase")) {
     md += "\n## By codebase, leave-one-codebase-out (MAPE %)\n\nEach codebase's runs predicted by levels trained without "
           "any run of it (the typical-codebase correction, shrunk by support; no offset of its own).\n\n"

@@ -1,5 +1,7 @@
 // The predicted step as Chrome trace events: compute stream (forward per layer, backward in reverse),
-// a communication stream with the all-reduce buckets of the last micro-batch, then the optimizer.
+// a data-parallel stream with the all-reduce buckets of the last micro-batch, then the optimizer; each
+// model-parallel kind (TP, CP, EP, pipeline sends) on its own track, its exposed time per micro-batch
+// spread over that micro-batch's forward and backward.
 #include "ptp/predict/output.hpp"
 
 #include <algorithm>
@@ -24,10 +26,22 @@ std::string render_chrome_trace(const Prediction& p) {
                       {"ts", start_s * 1e6}, {"dur", std::max(dur_s, 0.0) * 1e6}});
   };
   events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "compute"}}}});
-  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "communication"}}}});
+  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "data parallel"}}}});
+  const auto& b = p.breakdown;
+  struct Track {
+    int tid;
+    const char* name;
+    double exposed;  // per step
+  };
+  const Track model_parallel[] = {{3, "tensor parallel", b.tp_communication},
+                                  {4, "context parallel", b.cp_communication},
+                                  {5, "expert parallel", b.ep_communication},
+                                  {6, "pipeline sends", b.pp_communication}};
+  for (const auto& tr : model_parallel)
+    if (tr.exposed > 0)
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tr.tid}, {"args", {{"name", tr.name}}}});
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1},
                     {"args", {{"name", p.model + " " + p.precision + " on " + std::to_string(p.num_gpus) + "x " + p.gpu}}}});
-  const auto& b = p.breakdown;
   const double accum = std::max(1, p.grad_accum);
   double gpu_fwd = 0, gpu_bwd = 0;
   for (const auto& l : p.layers) gpu_fwd += l.forward_s, gpu_bwd += l.backward_s;
@@ -37,6 +51,7 @@ std::string render_chrome_trace(const Prediction& p) {
   const int traced = chrome_trace_microbatches(p);
   for (int mb = 0; mb < traced; ++mb) {
     const std::string tag = accum > 1 ? " [mb " + std::to_string(mb) + "]" : "";
+    const double mb_start = t;
     for (const auto& l : p.layers) {
       ev("fwd " + l.name + tag, "forward", 1, t, l.forward_s * fscale);
       t += l.forward_s * fscale;
@@ -50,6 +65,8 @@ std::string render_chrome_trace(const Prediction& p) {
       ev("bwd " + it->name + tag, "backward", 1, t, it->backward_s * bscale);
       t += it->backward_s * bscale;
     }
+    for (const auto& tr : model_parallel)
+      if (tr.exposed > 0) ev(std::string(tr.name) + " exposed" + tag, "communication", tr.tid, mb_start, tr.exposed / accum);
     if (mb + 1 == static_cast<int>(accum) || mb == 63) {
       int i = 0;
       for (const auto& bk : p.buckets) ev("all_reduce bucket " + std::to_string(i++), "communication", 2, bwd_start + bk.ready_s, bk.duration_s);

@@ -75,6 +75,8 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["memory"] = {{"per_gpu_bytes", m.per_gpu_bytes},
                  {"capacity_bytes", m.capacity_bytes},
                  {"fits", m.fits},
+                 {"near_capacity", m.near_capacity},
+                 {"headroom", kMemoryHeadroom},
                  {"weights_bytes", m.weights},
                  {"gradients_bytes", m.gradients},
                  {"optimizer_state_bytes", m.optimizer_state},

@@ -124,8 +124,9 @@ std::string render_table(const Prediction& p) {
       o += "; " + fmt("%.1f%%", 100 * p.mfu_precision_peak) + " of " + p.mfu_precision_peak_basis;
     o += "\n";
   }
-  o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / 1e9) + " GB of " +
-       fmt("%.0f", p.memory.capacity_bytes / 1e9) + " GB per GPU" + (p.memory.fits ? "" : "  (DOES NOT FIT)") + "\n";
+  o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / kBytesPerGiB) + " GiB of " +
+       fmt("%.0f", p.memory.capacity_bytes / kBytesPerGiB) + " GiB per GPU" +
+       (p.memory.fits ? (p.memory.near_capacity ? "  (near capacity)" : "") : "  (DOES NOT FIT)") + "\n";
   if (p.total_steps > 0) {
     o += "total      " + fmt("%.0f", p.total_steps) + " steps, " + human_duration(p.total_seconds) + ", " +
          fmt("%.1f", p.gpu_hours) + " GPU-hours";
@@ -228,7 +229,7 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
     cells.push_back(p.mfu > 0 ? fmt("%.1f%%", 100 * p.mfu) : "-");
     cells.push_back(p.total_steps > 0 ? human_duration(p.total_seconds) : "-");
     cells.push_back(p.total_steps > 0 && p.has_cost ? "$" + fmt("%.2f", p.cost_usd) : "-");
-    cells.push_back(fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9) + (p.memory.fits ? "" : " (no fit)"));
+    cells.push_back(fmt("%.1f GiB", p.memory.per_gpu_bytes / kBytesPerGiB) + (p.memory.fits ? "" : " (no fit)"));
     cells.push_back(fmt("%.2fx", first > 0 ? p.samples_per_second / first : 0));
     cells.push_back(ranks[ri] > 0 ? std::to_string(ranks[ri]) : "-");
     table.push_back(cells);

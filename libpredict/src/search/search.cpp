@@ -191,14 +191,15 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
       ++share.invalid;
       return;
     }
-    // The prediction's own memory estimate (same function, same constants): no timing for what cannot fit.
-    if (!estimate_memory(r, predictor.constants()).fits) {
+    // The prediction's own memory estimate (same function, same constants): no timing for what cannot
+    // fit. A recommendation keeps the headroom a single prediction only warns about.
+    if (const auto m = estimate_memory(r, predictor.constants()); !m.fits || m.near_capacity) {
       ++share.no_fit;
       return;
     }
     SearchRow row;
     row.prediction = predictor.predict(r);
-    if (!row.prediction.memory.fits) {  // cannot differ from the estimate; counted the same way if it did
+    if (!row.prediction.memory.fits || row.prediction.memory.near_capacity) {  // as the estimate above
       ++share.no_fit;
       return;
     }

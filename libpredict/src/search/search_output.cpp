@@ -119,7 +119,7 @@ std::string job_line(const Prediction& p) {
   std::string s = "job as written: " + fmt("%.3f s/step", p.iteration_s);
   if (p.total_steps > 0) s += ", " + human_duration(p.total_seconds);
   if (p.total_steps > 0 && p.has_cost) s += ", $" + fmt("%.0f", p.cost_usd);
-  s += ", " + fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9) + (p.memory.fits ? "" : " (does not fit)");
+  s += ", " + fmt("%.1f GiB", p.memory.per_gpu_bytes / kBytesPerGiB) + (p.memory.fits ? "" : " (does not fit)");
   if (p.mfu > 0) s += ", MFU " + fmt("%.1f%%", 100 * p.mfu);
   return s;
 }
@@ -141,7 +141,7 @@ std::string render_table_rows(const SearchResult& r) {
     cells.push_back(fmt("%.3f s", p.iteration_s));
     cells.push_back(p.total_steps > 0 ? human_duration(p.total_seconds) : "-");
     cells.push_back(p.total_steps > 0 && p.has_cost ? "$" + fmt("%.0f", p.cost_usd) : "-");
-    cells.push_back(fmt("%.1f GB", p.memory.per_gpu_bytes / 1e9));
+    cells.push_back(fmt("%.1f GiB", p.memory.per_gpu_bytes / kBytesPerGiB));
     cells.push_back(p.mfu > 0 ? fmt("%.1f%%", 100 * p.mfu) : "-");
     const double s = speedup(r, p);
     cells.push_back(s > 0 ? fmt("%.2fx", s) : "-");
@@ -175,7 +175,7 @@ std::string render_table_rows(const SearchResult& r) {
 
 std::string search_summary(const SearchResult& r) {
   return std::to_string(r.configurations) + " configurations: " + std::to_string(r.invalid) + " invalid, " +
-         std::to_string(r.no_fit) + " do not fit in memory, " + std::to_string(r.ranked) + " ranked";
+         std::to_string(r.no_fit) + " do not fit in memory (with 5 % headroom), " + std::to_string(r.ranked) + " ranked";
 }
 
 std::string render_search(const SearchResult& r, const std::string& format) {

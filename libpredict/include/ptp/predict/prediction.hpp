@@ -36,9 +36,15 @@ struct StepBreakdown {
 
 struct MemoryEstimate {
   double weights = 0, gradients = 0, optimizer_state = 0, activations = 0, workspace = 0;
-  double per_gpu_bytes = 0, capacity_bytes = 0;
-  bool fits = true;
+  double per_gpu_bytes = 0, capacity_bytes = 0;  // capacity: the GPU's memory in bytes (GiB x 2^30)
+  bool fits = true;            // per_gpu_bytes <= capacity_bytes
+  bool near_capacity = false;  // fits, but within kMemoryHeadroom of the capacity: a warning, not a verdict
 };
+// The share of a GPU's memory the estimate leaves for what it does not count (allocator
+// fragmentation, the runtime's own reserves beyond the workspace constant): a job predicted inside
+// it is warned about, not refused.
+inline constexpr double kMemoryHeadroom = 0.05;
+inline constexpr double kBytesPerGiB = 1073741824.0;
 
 // Per-layer times of one micro-batch, and the all-reduce buckets, for --trace.
 struct TraceLayer {

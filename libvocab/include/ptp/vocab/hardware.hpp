@@ -15,7 +15,8 @@ struct GpuSpec {
   double compute_capability = 0;  // 8.0
   int sms = 0;
   double boost_clock_mhz = 0;
-  double memory_gb = 0;
+  // Device memory as marketed: NVIDIA's "80 GB" is 80 GiB (an H100 SXM shows 81559 MiB in nvidia-smi).
+  double memory_gib = 0;
   double memory_bandwidth_gbs = 0;
   double l2_cache_mb = 0;
   double tdp_w = 0;
@@ -30,7 +31,7 @@ struct GpuSpec {
   int sm_version() const { return static_cast<int>(compute_capability * 10 + 0.5); }
   bool has_math(const std::string& math) const;
   double peak_flops(const std::string& math) const;  // FLOP/s, 0 when absent
-  double memory_bytes() const { return memory_gb * 1e9; }
+  double memory_bytes() const { return memory_gib * 1073741824.0; }
   double bandwidth_bytes_per_s() const { return memory_bandwidth_gbs * 1e9; }
 };
 
