@@ -17,7 +17,7 @@ from .vidur_collectives import VIDUR_TOPO
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 RUN_SOURCES = ("dle", "lambda", "llm")
 # datasets/sources/<name>.md, each from templates/sources/<name>.md
-SOURCE_DOCS = ("dle", "lambda", "llm", "vidur", "nccl-tests", "neusight", "kernels")
+SOURCE_DOCS = ("dle", "lambda", "llm", "vidur", "nccl-tests", "neusight", "kernels", "memory")
 KERNEL_SOURCES = ("xla", "deepgemm", "tilelang")
 
 
@@ -73,6 +73,8 @@ def readme_values(runs, colls, ops, stats):
         "n_runs": len(runs),
         "n_colls": len(colls),
         "n_ops": len(ops),
+        "n_memory": len(stats["memory_rows"]),
+        "memory_by_origin": cross_table(stats["memory_rows"], "origin", "memory_kind", "origin"),
         "dedup_text": stats["dedup_text"],
         "flag_counts": md_table(["flag"] + list(RUN_SOURCES),
                                 [[t] + [fc[(s, t)] or "" for s in RUN_SOURCES] for t in flag_rows]),
@@ -145,6 +147,19 @@ def source_doc_values(stats, runs, colls, ops):
         tl_in=stats["kernels_tilelang_in"], tl_out=n(ops, "tilelang"), mamf_in=stats["kernels_mamf_in"],
         table=md_table(["source", "gpu", "dtype_compute", "status", "rows"],
                        [k + (v,) for k, v in sorted(kc.items())]))
+    mem = stats["memory_rows"]
+    mapped = [r for r in mem if r["model"] and r["gpu"]]
+    values["memory"] = dict(
+        nin=stats["memory_in"], nout=len(mem),
+        nok=sum(1 for r in mem if r["outcome"] == "ok"), noom=sum(1 for r in mem if r["outcome"] == "oom"),
+        nmapped=len(mapped),
+        by_kind=cross_table(mem, "memory_kind", "origin", "memory_kind"),
+        model=counter_table(Counter(r["model"] for r in mem), ["model", "rows"]),
+        gpu=counter_table(Counter(r["gpu"] for r in mem), ["gpu", "rows"]),
+        unmapped_models=md_table(["model as published", "rows"], sorted(
+            Counter(r["model_as_published"] for r in mem if not r["model"]).items(), key=lambda kv: (-kv[1], kv[0]))),
+        unmapped_gpus=md_table(["gpu as published", "rows"], sorted(
+            Counter(r["gpu_as_published"] for r in mem if not r["gpu"]).items(), key=lambda kv: (-kv[1], kv[0]))))
     return values
 
 

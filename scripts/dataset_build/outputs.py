@@ -20,6 +20,9 @@ RAW_FILES = [
     ("shared", "kernels/xla_matmul_perf_table.csv"),
     ("shared", "kernels/deepgemm_fp8.csv"),
     ("shared", "kernels/tilelang_h800.csv"),
+    # published peak memory -> memory.csv (with its curator's README: memory kinds, units, caveats)
+    ("shared", "memory/README.md"),
+    ("shared", "memory/measured_memory.csv"),
 ]
 RAW_LIMIT_BYTES = 12 * 1000 * 1000
 
@@ -58,6 +61,12 @@ def write_tables(out, runs, colls, ops):
         write_csv(os.path.join(out, "ops", "%s-%s.csv" % (src, cls)), OPS_COLUMNS, rows)
 
 
+def write_memory_table(out, rows):
+    """memory.csv: one row per published peak-memory measurement (memory.MEMORY_COLUMNS)."""
+    from .memory import MEMORY_COLUMNS
+    write_csv(os.path.join(out, "memory.csv"), MEMORY_COLUMNS, rows)
+
+
 def _file_entries(base, skip=()):
     entries = []
     for root, _, fnames in os.walk(base):
@@ -71,16 +80,20 @@ def _file_entries(base, skip=()):
     return entries
 
 
-def write_manifest(shared, out, n_rows, dups):
+def write_manifest(shared, out, n_rows, dups, memory_rows=None):
     """MANIFEST.json: inputs and outputs sorted by path (excluding itself).
 
-    n_rows: (runs, collectives, ops) row counts; dups: (runs, collectives, ops) exact duplicates dropped.
+    n_rows: (runs, collectives, ops) row counts; dups: (runs, collectives, ops) exact duplicates dropped;
+    memory_rows: rows of memory.csv (listed after the training tables when given).
     """
+    rows = OrderedDict(zip(("runs.csv", "collectives.csv", "ops.csv"), n_rows))
+    if memory_rows is not None:
+        rows["memory.csv"] = memory_rows
     manifest = OrderedDict([
         ("schema_version", SCHEMA_VERSION),
         ("generator", GENERATOR),
         ("command", REGEN_CMD),
-        ("rows", OrderedDict(zip(("runs.csv", "collectives.csv", "ops.csv"), n_rows))),
+        ("rows", rows),
         ("exact_duplicates_dropped", OrderedDict(zip(("runs", "collectives", "ops"), dups))),
         ("inputs", _file_entries(shared)),
         ("outputs", _file_entries(out, skip=("MANIFEST.json",))),

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "ptp/predict/learned/sha256.hpp"
 
@@ -67,6 +68,23 @@ Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus) {
   Split s{"leave_one_scale_out", {}, 1};
   for (int n : num_gpus) s.fold.push_back(n > max_train_gpus ? 0 : -1);
   return s;
+}
+
+void for_each_fold(const Split& split, std::size_t rows, int workers,
+                   const std::function<void(const std::vector<std::size_t>&, const std::vector<std::size_t>&)>& fold) {
+  workers = std::max(1, workers);
+  auto run_folds = [&](int first) {
+    for (int f = first; f < split.folds; f += workers) {
+      std::vector<std::size_t> train, test;
+      for (std::size_t i = 0; i < rows; ++i) (split.fold[i] == f ? test : train).push_back(i);
+      if (test.empty() || train.size() < 20) continue;
+      fold(train, test);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) threads.emplace_back(run_folds, w);
+  run_folds(0);
+  for (auto& t : threads) t.join();
 }
 
 std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups) {

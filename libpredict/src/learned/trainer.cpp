@@ -83,14 +83,6 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
   return s;
 }
 
-DenseMatrix take_rows(const DenseMatrix& x, const std::vector<std::size_t>& idx) {
-  DenseMatrix out;
-  out.cols = x.cols;
-  out.rows = idx.size();
-  out.values.reserve(idx.size() * x.cols);
-  for (auto i : idx) out.values.insert(out.values.end(), x.values.begin() + i * x.cols, x.values.begin() + (i + 1) * x.cols);
-  return out;
-}
 template <typename T>
 std::vector<T> take(const std::vector<T>& v, const std::vector<std::size_t>& idx) {
   std::vector<T> out;
@@ -104,21 +96,11 @@ std::vector<T> take(const std::vector<T>& v, const std::vector<std::size_t>& idx
 std::vector<double> out_of_fold(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& names,
                                 const BoosterParams& params, const Split& split, int workers = 1) {
   std::vector<double> pred(y.size(), std::nan(""));
-  workers = std::max(1, workers);
-  auto run_folds = [&](int first) {
-    for (int f = first; f < split.folds; f += workers) {
-      std::vector<std::size_t> train, test;
-      for (std::size_t i = 0; i < y.size(); ++i) (split.fold[i] == f ? test : train).push_back(i);
-      if (test.empty() || train.size() < 20) continue;
-      const Booster b = Booster::train(take_rows(x, train), take(y, train), names, params);
-      const auto p = b.predict(take_rows(x, test));
-      for (std::size_t j = 0; j < test.size(); ++j) pred[test[j]] = p[j];  // folds write disjoint rows
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int w = 1; w < workers; ++w) threads.emplace_back(run_folds, w);
-  run_folds(0);
-  for (auto& t : threads) t.join();
+  for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
+    const Booster b = Booster::train(x.select(train), take(y, train), names, params);
+    const auto p = b.predict(x.select(test));
+    for (std::size_t j = 0; j < test.size(); ++j) pred[test[j]] = p[j];
+  });
   return pred;
 }
 
@@ -355,6 +337,9 @@ TrainResult train_bundle(const TrainOptions& o) {
   agg.eta = 0.05;
   agg.min_child_weight = 10;
   agg.colsample = 0.6;
+  // Physics the trees must not contradict: a faster fabric, or less exposed communication, never
+  // asks for a larger correction (tests/loop/test_physics_invariances.cpp).
+  agg.monotone = {{"log_intra_bandwidth", -1}, {"log_inter_node_bandwidth", -1}, {"comm_exposed_share", 1}};
   agg.threads = 1;  // ~2k rows: one thread per booster, the CV folds run in parallel instead
 
   auto report_block = [&](const std::vector<double>& pred) {

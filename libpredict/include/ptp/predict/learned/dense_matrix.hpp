@@ -15,6 +15,18 @@ struct DenseMatrix {
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
   }
+  std::vector<float> row(std::size_t i) const {
+    return {values.begin() + static_cast<long>(i * cols), values.begin() + static_cast<long>((i + 1) * cols)};
+  }
+  DenseMatrix select(const std::vector<std::size_t>& idx) const {
+    DenseMatrix out;
+    out.cols = cols;
+    out.rows = idx.size();
+    out.values.reserve(idx.size() * cols);
+    for (auto i : idx)
+      out.values.insert(out.values.end(), values.begin() + static_cast<long>(i * cols), values.begin() + static_cast<long>((i + 1) * cols));
+    return out;
+  }
 };
 
 }  // namespace ptp

@@ -1,5 +1,6 @@
 #pragma once
 // Error statistics, cross-validation splits and interval calibration for ptp-train's report.
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,6 +29,10 @@ Split kfold_split(const std::vector<std::string>& keys, int k);  // keys hashed 
 // held-out evaluation that needs pairs within a group gets nothing from a lone row's fold.
 Split group_split(const std::string& name, const std::vector<std::string>& groups, std::size_t min_rows = 1);
 Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus);
+// Calls fold(train, test) for every fold of `split` over `rows` rows with a held-out row and at
+// least 20 training rows; `workers` threads take every n-th fold (folds must write disjoint rows).
+void for_each_fold(const Split& split, std::size_t rows, int workers,
+                   const std::function<void(const std::vector<std::size_t>& train, const std::vector<std::size_t>& test)>& fold);
 // Held-out rows whose group (model) has no row among their fold's training rows: the rows the
 // booster that predicts them treats as a new model.
 std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups);

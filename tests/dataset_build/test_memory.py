@@ -1,0 +1,70 @@
+"""memory.build on a fixture of eight rows of shared/data/memory/measured_memory.csv."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _support import REPO, by, fixture  # noqa: E402
+
+from dataset_build import memory  # noqa: E402
+
+
+class MemoryBuild(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.stats = {}
+        cls.rows = memory.build(fixture("memory"), cls.stats)
+
+    def test_counts_and_columns(self):
+        self.assertEqual(self.stats, {"memory_in": 8})
+        self.assertEqual([r["row_id"] for r in self.rows], ["1", "27", "61", "111", "170", "238", "322", "339"])
+        for r in self.rows:
+            self.assertEqual(sorted(r), sorted(memory.MEMORY_COLUMNS))
+        self.assertEqual(memory.check(self.rows, REPO), [])
+
+    def test_torchtitan_row(self):
+        r = by(self.rows, row_id=1)
+        self.assertEqual((r["origin"], r["model"], r["gpu"], r["precision"]), ("torchtitan", "llama3-8b",
+                                                                              "h100-sxm5-96gb", "bf16"))
+        self.assertEqual((r["sharding"], r["activation_checkpointing"], r["finetune"]), ("fsdp", "selective", "full"))
+        self.assertEqual((r["memory_kind"], r["measured_peak_gib"], r["measured_peak_gb"]),
+                         ("reserved", "82.4", "88.476"))
+        self.assertEqual(r["shared_ref"], "memory/measured_memory.csv:2")
+        self.assertEqual(r["source_ref"], "pytorch/torchtitan@b5bcd76c66d0acb1a08b176d9639425bc55e0b2a:"
+                                          "benchmarks/llama3_h100_202412_torchtitan.md:27")
+
+    def test_qlora_and_proxy_gpu(self):
+        r = by(self.rows, row_id=61)
+        self.assertEqual((r["finetune"], r["model"], r["gpu"]), ("qlora", "llama2-7b", "rtx-4090"))
+        r = by(self.rows, row_id=170)  # litgpt config hub, A10G -> a10, OOM row without a value
+        self.assertEqual((r["gpu"], r["outcome"], r["measured_peak_gib"]), ("a10", "oom", ""))
+        self.assertIn("A10G", r["mapping_notes"])
+        self.assertEqual(r["memory_kind"], "allocated")
+
+    def test_peft_and_unmapped(self):
+        r = by(self.rows, row_id=238)
+        self.assertEqual((r["origin"], r["model"], r["gpu"], r["finetune"], r["memory_kind"]),
+                         ("peft", "llama3.2-3b", "l40s", "lora", "reserved_minus_init"))
+        r = by(self.rows, row_id=322)
+        self.assertEqual((r["model"], r["memory_kind"], r["precision"]), ("bert-large", "nvidia_smi", "fp32"))
+        r = by(self.rows, row_id=339)  # ms-swift: GPU not stated
+        self.assertEqual((r["origin"], r["gpu"], r["memory_kind"]), ("ms-swift", "", "not_stated"))
+
+    def test_vocabulary(self):
+        self.assertEqual(memory.optimizer("PagedAdamW8bit (bitsandbytes), optimizer_in_bwd"), "")
+        self.assertEqual(memory.optimizer("AdamW {\"lr\": 0.0001}"), "adamw")
+        self.assertEqual(memory.optimizer("adam (AdamW)"), "adamw")
+        self.assertEqual(memory.finetune_method("full_ft (LISA, 2 active layers)", ""), "")
+        self.assertEqual(memory.finetune_method("pretrain", ""), "full")
+        self.assertEqual(memory.finetune_method("lora", "nf4 (bitsandbytes)"), "qlora")
+        self.assertEqual(memory.lora_targets("q_proj,v_proj"), "attention")
+        self.assertEqual(memory.lora_targets("all-linear"), "all")
+        self.assertEqual(memory.lora_targets("down_proj,gate_proj,up_proj"), "mlp")
+        self.assertEqual(memory.memory_kind("max_reserved (minus init)"), "reserved_minus_init")
+        with self.assertRaises(ValueError):
+            memory.memory_kind("something else")
+
+
+if __name__ == "__main__":
+    unittest.main()

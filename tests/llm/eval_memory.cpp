@@ -1,0 +1,300 @@
+// ptp_eval_memory: predicts the per-GPU memory of every row of the published peak-memory table
+// (datasets/memory.csv) that can be stated as a job spec, with the ANALYTICAL model, and prints the
+// error per origin (publishing project) and per memory kind as markdown tables, for all evaluated
+// rows and for the rows with a blank quality_flag. Like with like: measured_peak_gib against the
+// predicted memory.per_gpu_bytes / 2^30. Nothing is fitted or corrected per memory kind: these are
+// the current model's baseline errors (docs/memory-evaluation.md).
+//
+//   ptp_eval_memory [--memory datasets/memory.csv] [--config-dir configs] [--rows out.csv] [--jobs DIR]
+//                   [--stand-in-gpu ID]
+//
+// --stand-in-gpu predicts the rows whose GPU is not named (or not in the catalog) on that GPU and
+// reports them in a separate table (the estimate does not depend on the GPU, except the capacity
+// and which precisions it accepts). --jobs writes each evaluated row's job spec, so any row can be
+// re-run with ptp-predict.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/model_zoo.hpp"
+#include "ptp/predict/resolved_job.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/yaml_reader.hpp"
+
+using namespace ptp;
+
+namespace {
+
+struct Row {
+  std::string id, origin, kind, finetune, model, gpu, precision, flags, stand_in;
+  double measured_gib = 0;
+  bool clean = false;
+  std::string job_yaml, skip;
+  MemoryEstimate m;
+};
+
+bool positive_int(const std::string& s, long& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !(v >= 1) || v != std::floor(v)) return false;
+  out = static_cast<long>(v);
+  return true;
+}
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool contains(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+
+// The job spec of one row, or a skip reason. Order of the checks = order of the reasons reported.
+void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>& zoo, const std::string& stand_in,
+              Row& e, bool ignore_outcome = false) {
+  auto c = [&](const char* col) { return t.text(r, col); };
+  e.id = c("row_id");
+  e.origin = c("origin");
+  e.kind = c("memory_kind");
+  e.finetune = c("finetune");
+  e.model = c("model");
+  e.gpu = c("gpu");
+  e.precision = c("precision");
+  e.flags = c("quality_flag");
+  e.clean = e.flags.empty();
+  const std::string offload = c("cpu_offload");
+  long mb = 0, seq = 0, gpus = 0, gpn = 0, rank = 0;
+  if (c("outcome") != "ok" && !ignore_outcome) e.skip = "OOM row (no measured value; checked separately below)";
+  else if (e.model.empty() || std::find(zoo.begin(), zoo.end(), e.model) == zoo.end())
+    e.skip = "model not in the zoo";
+  else if (e.precision.empty()) e.skip = "precision not stated";
+  else if (e.finetune.empty()) e.skip = "fine-tuning method not expressible (other PEFT methods, adapters, LISA, DoRA)";
+  else if (c("optimizer").empty())
+    e.skip = "optimizer state not expressible or not stated (8-/4-bit, paged, in-backward, Adafactor)";
+  else if (starts_with(offload, "yes") || starts_with(offload, "optimizer") || starts_with(offload, "activations"))
+    e.skip = "CPU offload (not modelled)";
+  else if (c("activation_checkpointing").empty()) e.skip = "activation checkpointing not stated";
+  else if (!positive_int(c("micro_batch"), mb) || !positive_int(c("seq_len"), seq))
+    e.skip = "micro-batch or seq_len not published as a number";
+  else if (!positive_int(c("num_gpus"), gpus)) e.skip = "GPU count not published";
+  else if ((e.finetune == "lora" || e.finetune == "qlora") && !positive_int(c("lora_rank"), rank))
+    e.skip = "LoRA rank not published";
+  else if (e.gpu.empty()) {
+    if (stand_in.empty()) e.skip = "GPU not named or not in the catalog";
+    else e.stand_in = e.gpu = stand_in;
+  }
+  if (!e.skip.empty()) return;
+  e.measured_gib = std::strtod(c("measured_peak_gib").c_str(), nullptr);
+  if (!positive_int(c("gpus_per_node"), gpn)) gpn = std::min(gpus, 8L);
+  auto par = [&](const char* col) {
+    long v = 1;
+    return positive_int(c(col), v) ? v : 1L;
+  };
+  const long tp = par("tp"), pp = par("pp"), cp = par("cp"), ep = par("ep");
+  // Megatron (ms-swift mcore rows say so) and torchtitan's TP plan shard the norms/dropout regions
+  // over the TP ranks (sequence parallel).
+  const bool sp = tp > 1 && (contains(c("fused_or_compile"), "sequence parallel") || e.origin == "torchtitan");
+  std::ostringstream y;
+  y << "model: " << e.model << "\nprecision: " << e.precision << "\nbatch_size: " << mb << "\nseq_len: " << seq
+    << "\noptimizer: " << c("optimizer") << "\ncluster: {gpu: " << e.gpu << ", num_gpus: " << gpus
+    << ", gpus_per_node: " << gpn << "}\nparallelism: {tensor: " << tp << ", pipeline: " << pp
+    << ", context: " << cp << ", expert: " << ep << "}\nsequence_parallel: " << (sp ? "true" : "false")
+    << "\nsharding: " << c("sharding") << "\nactivation_checkpointing: " << c("activation_checkpointing") << "\n";
+  if (e.finetune != "full") {
+    y << "finetune: {method: lora, rank: " << rank;
+    if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
+    y << "}\n";
+  }
+  e.job_yaml = y.str();
+}
+
+struct Stats {
+  int n = 0;
+  double mape = 0, median = 0, signed_mean = 0, within10 = 0;
+};
+Stats stats(const std::vector<const Row*>& rows) {
+  Stats s;
+  s.n = static_cast<int>(rows.size());
+  if (rows.empty()) return s;
+  std::vector<double> ape;
+  for (const Row* r : rows) {
+    const double ratio = r->m.per_gpu_bytes / kBytesPerGiB / r->measured_gib;
+    ape.push_back(std::fabs(ratio - 1));
+    s.signed_mean += ratio - 1;
+    s.within10 += std::fabs(ratio - 1) <= 0.10;
+  }
+  for (double a : ape) s.mape += a;
+  s.mape *= 100.0 / s.n;
+  s.signed_mean *= 100.0 / s.n;
+  s.within10 *= 100.0 / s.n;
+  std::sort(ape.begin(), ape.end());
+  const std::size_t mid = ape.size() / 2;
+  s.median = 100 * (ape.size() % 2 ? ape[mid] : 0.5 * (ape[mid - 1] + ape[mid]));
+  return s;
+}
+
+void table(const std::string& title, const std::vector<Row>& rows, std::string (*key)(const Row&),
+           bool stand_in_rows = false) {
+  std::map<std::string, std::vector<const Row*>> all, clean;
+  std::vector<const Row*> every, every_clean;
+  for (const auto& r : rows) {
+    if (!r.skip.empty() || r.stand_in.empty() == stand_in_rows) continue;
+    all[key(r)].push_back(&r);
+    every.push_back(&r);
+    if (r.clean) {
+      clean[key(r)].push_back(&r);
+      every_clean.push_back(&r);
+    }
+  }
+  std::printf("\n%s\n\n| %s | rows | MAPE %% | median APE %% | mean signed error %% | within 10 %% | clean rows | "
+              "clean MAPE %% | clean median %% | clean signed %% |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+              title.c_str(), "group");
+  auto line = [](const std::string& k, const std::vector<const Row*>& a, const std::vector<const Row*>& b) {
+    const Stats s = stats(a), q = stats(b);
+    std::printf("| %s | %d | %.1f | %.1f | %+.1f | %.0f%% | %d |", k.c_str(), s.n, s.mape, s.median, s.signed_mean,
+                s.within10, q.n);
+    if (q.n) std::printf(" %.1f | %.1f | %+.1f |\n", q.mape, q.median, q.signed_mean);
+    else std::printf(" - | - | - |\n");
+  };
+  for (const auto& [k, v] : all) line(k, v, clean[k]);
+  line("**all**", every, every_clean);
+}
+
+std::string by_origin(const Row& r) { return r.origin; }
+std::string by_kind(const Row& r) { return r.kind; }
+std::string by_origin_kind(const Row& r) { return r.origin + " / " + r.kind; }
+std::string by_finetune(const Row& r) { return r.finetune; }
+std::string by_model(const Row& r) { return r.model; }
+std::string by_precision(const Row& r) { return r.precision; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string memory_csv = std::string(PTP_SOURCE_DIR) + "/datasets/memory.csv";
+  std::string config = std::string(PTP_SOURCE_DIR) + "/configs";
+  std::string rows_out, jobs_dir, stand_in;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--memory") memory_csv = argv[i + 1];
+    else if (a == "--config-dir") config = argv[i + 1];
+    else if (a == "--rows") rows_out = argv[i + 1];
+    else if (a == "--jobs") jobs_dir = argv[i + 1];
+    else if (a == "--stand-in-gpu") stand_in = argv[i + 1];
+    else {
+      std::cerr << "usage: ptp_eval_memory [--memory CSV] [--config-dir DIR] [--rows OUT.csv] [--jobs DIR] "
+                   "[--stand-in-gpu ID]\n";
+      return 2;
+    }
+  }
+  if (argc % 2 == 0) {
+    std::cerr << "ptp_eval_memory: option without a value\n";
+    return 2;
+  }
+  try {
+    const auto t = CsvTable::read_file(memory_csv);
+    const Catalogs catalogs(config);
+    const auto zoo = zoo_ids(catalogs.models_dir());
+    std::vector<Row> rows;
+    std::map<std::string, int> skipped;
+    int oom_rows = 0, oom_mapped = 0, oom_predicted = 0;
+    std::vector<std::string> oom_lines;
+    std::ofstream rows_csv;
+    if (!rows_out.empty()) {
+      rows_csv.open(rows_out);
+      rows_csv << "row_id,origin,memory_kind,finetune,model,gpu,stand_in,precision,quality_flag,measured_gib,"
+                  "predicted_gib,ratio,weights_gib,gradients_gib,optimizer_gib,activations_gib,workspace_gib\n";
+    }
+    if (!jobs_dir.empty()) std::filesystem::create_directories(jobs_dir);
+    for (const auto& r : t.rows()) {
+      Row e;
+      make_job(t, r, zoo, stand_in, e);
+      if (e.skip.empty()) {
+        const std::string name = "memory.csv row " + e.id;
+        try {
+          const auto job = parse_job_spec(YamlReader::load_string(e.job_yaml, name));
+          e.m = predict_analytical(resolve_job(job, catalogs)).memory;
+        } catch (const InputError& err) {
+          e.skip = "job rejected by validation";
+          std::fprintf(stderr, "%s (%s): rejected: %s\n", name.c_str(), e.model.c_str(), err.what());
+        }
+      }
+      if (!e.skip.empty()) {
+        ++skipped[e.skip];
+        rows.push_back(e);
+        continue;
+      }
+      if (!jobs_dir.empty()) std::ofstream(jobs_dir + "/row-" + e.id + ".yaml") << e.job_yaml;
+      if (rows_csv) {
+        const double g = kBytesPerGiB;
+        rows_csv << e.id << ',' << e.origin << ',' << e.kind << ',' << e.finetune << ',' << e.model << ',' << e.gpu
+                 << ',' << (e.stand_in.empty() ? 0 : 1) << ',' << e.precision << ',' << csv_escape(e.flags) << ','
+                 << e.measured_gib << ',' << e.m.per_gpu_bytes / g << ','
+                 << e.m.per_gpu_bytes / g / e.measured_gib << ',' << e.m.weights / g << ',' << e.m.gradients / g
+                 << ',' << e.m.optimizer_state / g << ',' << e.m.activations / g << ',' << e.m.workspace / g << '\n';
+      }
+      rows.push_back(e);
+    }
+    // OOM rows: the same rules as if they had run; the estimate should exceed the GPU's capacity.
+    for (const auto& r : t.rows()) {
+      if (t.text(r, "outcome") != "oom") continue;
+      ++oom_rows;
+      Row e;
+      make_job(t, r, zoo, "", e, true);
+      if (!e.skip.empty()) continue;
+      try {
+        const auto m = predict_analytical(resolve_job(parse_job_spec(YamlReader::load_string(e.job_yaml, "oom row")),
+                                                      catalogs)).memory;
+        ++oom_mapped;
+        if (!m.fits) ++oom_predicted;
+        oom_lines.push_back("| " + e.id + " | " + e.model + " | " + e.gpu + " | " + e.finetune + " | " +
+                            std::to_string(m.per_gpu_bytes / kBytesPerGiB).substr(0, 5) + " | " +
+                            std::to_string(m.capacity_bytes / kBytesPerGiB).substr(0, 5) + " | " +
+                            (m.fits ? "fits (miss)" : "does not fit") + " |");
+      } catch (const InputError&) {
+      }
+    }
+
+    int evaluated = 0, stand_ins = 0;
+    for (const auto& r : rows)
+      if (r.skip.empty()) (r.stand_in.empty() ? evaluated : stand_ins)++;
+    std::printf("# ptp_eval_memory: %s\n\n%zu rows; %d evaluated on their catalog GPU", memory_csv.c_str(),
+                rows.size(), evaluated);
+    if (!stand_in.empty()) std::printf(", %d more on the stand-in GPU %s", stand_ins, stand_in.c_str());
+    std::printf(".\n\n| not evaluated, reason | rows |\n|---|---:|\n");
+    std::vector<std::pair<std::string, int>> reasons(skipped.begin(), skipped.end());
+    std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [reason, n] : reasons) std::printf("| %s | %d |\n", reason.c_str(), n);
+    std::printf(
+        "\nError = predicted memory.per_gpu_bytes / 2^30 against measured_peak_gib; signed error = mean of "
+        "(predicted / measured - 1). \"clean\" = rows with a blank quality_flag. The estimate is one number "
+        "(weights + gradients + optimizer state + activations + 1 GB workspace); no per-kind offset is added, so "
+        "reserved / nvidia-smi rows are expected above it. qlora rows are predicted as LoRA on a BF16 base: "
+        "a 4-bit base is not modelled.\n");
+    table("## Per origin", rows, by_origin);
+    table("## Per memory kind", rows, by_kind);
+    table("## Per origin and memory kind", rows, by_origin_kind);
+    table("## Per fine-tuning method (qlora: 4-bit base not modelled, predicted with a BF16 base)", rows,
+          by_finetune);
+    table("## Per precision", rows, by_precision);
+    table("## Per model", rows, by_model);
+    if (!stand_in.empty() && stand_ins > 0)
+      table("## Rows whose GPU is not named, on the stand-in GPU " + stand_in + ", per origin and memory kind", rows,
+            by_origin_kind, true);
+    std::printf("\n## OOM rows (published as out of memory, no value)\n\n%d OOM rows, %d stated as job specs by the "
+                "same rules; the estimate exceeds the GPU's capacity on %d of them.\n\n| row | model | gpu | finetune | "
+                "predicted GiB | capacity GiB | verdict |\n|---|---|---|---|---:|---:|---|\n",
+                oom_rows, oom_mapped, oom_predicted);
+    for (const auto& l : oom_lines) std::printf("%s\n", l.c_str());
+  } catch (const std::exception& e) {
+    std::cerr << "ptp_eval_memory: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
