@@ -8,9 +8,14 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
+#include "ptp/predict/learned/bundle.hpp"
+#include "ptp/predict/output.hpp"
+#include "ptp/vocab/dataset_schema.hpp"
+#include "ptp/vocab/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"ptp-predict: precision-aware training-time prediction from a YAML job spec"};
+  app.set_version_flag("--version", ptp::version_line("ptp-predict", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion + ", output schema " + std::to_string(ptp::kOutputSchemaVersion)));
   ptp::PredictRequest req;
   std::vector<std::string> sets, sweeps;
   std::string bundle, config_dir;

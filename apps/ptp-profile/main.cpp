@@ -15,12 +15,15 @@
 #include "ptp/profile/runner.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
+#include "ptp/vocab/dataset_schema.hpp"
+#include "ptp/vocab/version.hpp"
 
 int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_st("ptp-profile"));
   spdlog::set_pattern("ptp-profile: %l: %v");
 
   CLI::App app{"ptp-profile: microbenchmark sweeps -> ops/collectives dataset rows"};
+  app.set_version_flag("--version", ptp::version_line("ptp-profile", std::string("dataset schema ") + ptp::kDatasetSchemaVersion));
   app.require_subcommand(0, 1);
   ptp::profile::ProfileOptions opt;
   std::string budget, from_job;
@@ -51,7 +54,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "ptp-profile: " << e.what() << "\n";
+    return 2;
   }
 
   int rc = 0;

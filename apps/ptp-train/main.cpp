@@ -7,9 +7,13 @@
 #include "ptp/predict/learned/trainer.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
+#include "ptp/predict/learned/bundle.hpp"
+#include "ptp/vocab/dataset_schema.hpp"
+#include "ptp/vocab/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"ptp-train: hierarchical XGBoost models (compute, communication, aggregator) from datasets/"};
+  app.set_version_flag("--version", ptp::version_line("ptp-train", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion));
   ptp::TrainOptions options;
   bool quiet = false, no_cv = false;
   app.add_option("--data", options.data_dir, "dataset folder with runs.csv, ops/ (or ops.csv), collectives.csv");

@@ -73,3 +73,21 @@ TEST_CASE("trace flag writes a Perfetto-loadable file", "[cli]") {
   const auto trace = nlohmann::json::parse(ptp::test::slurp(out));
   CHECK(trace["traceEvents"].size() > 10);
 }
+
+TEST_CASE("every binary says its version and schemas; JSON carries them with the bundle's checksum", "[cli][version]") {
+  for (const char* tool : {"ptp-predict", "ptp-train", "ptp-profile"}) {
+    INFO(tool);
+    const auto r = run_command(binary(tool) + " --version");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::StartsWith(std::string(tool) + " 0.") && Catch::Contains("dataset schema 1"));
+  }
+  const auto r = run_command(binary("ptp-predict") + " " + source_path("configs/jobs/bert-large-amp-16xa100.yaml") + " --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["ptp"]["output_schema"] == 1);
+  CHECK_THAT(r.out, Catch::Contains(j["ptp"]["version"].get<std::string>()));
+  const std::string checksum = ptp::test::slurp(source_path("models/default/CHECKSUM"));
+  CHECK(checksum.rfind(j["predictor"]["bundle_checksum"].get<std::string>(), 0) == 0);
+  const auto table = run_command(binary("ptp-predict") + " " + source_path("configs/jobs/bert-large-amp-16xa100.yaml"));
+  CHECK_THAT(table.out, Catch::Contains(checksum.substr(0, 12)));
+}

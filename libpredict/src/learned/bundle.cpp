@@ -71,6 +71,7 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
           "checksum mismatch with CHECKSUM: the bundle is corrupted or was edited");
   LearnedBundle b;
   b.dir_ = dir;
+  b.checksum_ = expected;
   try {
     // The training metrics are half the manifest and nothing here reads them: skipped, not built.
     b.manifest_ = nlohmann::json::parse(manifest_text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
@@ -227,6 +228,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   fill_totals(job, p);
   p.predictor_kind = "learned";
   p.bundle = dir_;
+  p.bundle_checksum = checksum_;
   return p;
 }
 

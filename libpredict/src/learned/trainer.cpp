@@ -23,6 +23,7 @@
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/version.hpp"
 
 namespace fs = std::filesystem;
 
@@ -513,7 +514,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   nlohmann::json manifest = {
       {"schema_version", kBundleSchemaVersion},
       {"dataset_schema_version", "1"},
-      {"ptp_version", "0.1.0"},
+      {"ptp_version", ptp_version()},
       {"xgboost_version", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
       {"blind", o.blind},
       {"seed", o.seed},

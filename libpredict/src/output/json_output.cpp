@@ -1,6 +1,9 @@
 #include "ptp/predict/output.hpp"
+#include "ptp/vocab/version.hpp"
 
 namespace ptp {
+
+nlohmann::json tool_json() { return {{"version", ptp_version()}, {"output_schema", kOutputSchemaVersion}}; }
 
 namespace {
 nlohmann::json or_null(bool present, double v) { return present ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -11,6 +14,7 @@ nlohmann::json prediction_json(const Prediction& p) {
   const auto& b = p.breakdown;
   const bool has_total = p.total_steps > 0;
   json j;
+  j["ptp"] = tool_json();
   j["model"] = p.model;
   j["precision"] = p.precision;
   j["gpu"] = p.gpu;
@@ -86,7 +90,8 @@ nlohmann::json prediction_json(const Prediction& p) {
                     {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
                     {"compute_learned_share", p.compute_learned_share},
                     {"communication", p.communication_predictor},
-                    {"aggregator_share", p.aggregator_share}};
+                    {"aggregator_share", p.aggregator_share},
+                    {"bundle_checksum", p.bundle_checksum.empty() ? json(nullptr) : json(p.bundle_checksum)}};
   if (p.support.assessed) {
     const auto& s = p.support;
     j["predictor"]["support"] = {{"runs_near", s.runs_near},

@@ -84,7 +84,8 @@ std::string render_table(const Prediction& p) {
   const auto& ly = p.layout;
   if (ly.tensor * ly.pipeline * ly.context * ly.expert > 1 || ly.sharding != "none" || ly.activation_checkpointing != "none")
     o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
-  o += "predictor  " + p.predictor_kind + (p.bundle.empty() ? "" : " (" + p.bundle + ")") +
+  o += "predictor  " + p.predictor_kind +
+       (p.bundle.empty() ? "" : " (" + p.bundle + (p.bundle_checksum.empty() ? "" : ", " + p.bundle_checksum.substr(0, 12)) + ")") +
        fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +
        (p.predictor_kind == "learned" ? fmt(", aggregator %.0f%%", 100 * p.aggregator_share) : std::string()) +
        (p.support.assessed ? " (" + std::to_string(p.support.runs_near) + " training runs near" +

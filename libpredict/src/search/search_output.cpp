@@ -74,7 +74,7 @@ std::string render_json_object(const SearchResult& r) {
     j["prediction"] = prediction_json(r.rows[i].prediction);
     rows.push_back(std::move(j));
   }
-  nlohmann::json out = {{"search", counts_json(r)}, {"job", prediction_json(r.job)}, {"rows", rows}};
+  nlohmann::json out = {{"ptp", tool_json()}, {"search", counts_json(r)}, {"job", prediction_json(r.job)}, {"rows", rows}};
   return out.dump(2) + "\n";
 }
 

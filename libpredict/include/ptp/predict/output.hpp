@@ -14,6 +14,11 @@ struct SweepRow {
   Prediction prediction;
 };
 
+// Version of the JSON/JSONL/CSV layouts below; every JSON object carries it with the tool version
+// (`ptp: {version, output_schema}`). Bump it when a field is renamed or removed.
+inline constexpr int kOutputSchemaVersion = 1;
+nlohmann::json tool_json();  // {version, output_schema}
+
 nlohmann::json prediction_json(const Prediction& p);
 std::string render_json(const Prediction& p);                     // one pretty object
 std::string render_jsonl(const std::vector<SweepRow>& rows);      // one compact object per line

@@ -102,6 +102,7 @@ struct Prediction {
   double cost_usd = 0;
   MemoryEstimate memory;
   std::string predictor_kind = "analytical", bundle;
+  std::string bundle_checksum;  // the bundle's CHECKSUM (SHA-256 of its manifest), learned predictions only
   // Who answered: the share of predicted op time (forward + backward kernels of the paced stage)
   // that the learned compute level gave, and which level timed the data-parallel collectives.
   double compute_learned_share = 0;

@@ -61,7 +61,7 @@ class LearnedBundle {
   std::map<std::string, Band> bands;  // by kBandNames
 
  private:
-  std::string dir_;
+  std::string dir_, checksum_;
   nlohmann::json manifest_;
 };
 

@@ -1,0 +1,13 @@
+#pragma once
+// The toolkit's version (CMake's project version): every binary's --version, JSON outputs and
+// bundle manifests name it.
+#include <string>
+
+namespace ptp {
+
+const char* ptp_version();
+// "<tool> <version>" plus the schema versions the tool reads and writes, e.g.
+// "ptp-predict 0.1.0 (bundle schema 2, dataset schema 1, output schema 1)".
+std::string version_line(const std::string& tool, const std::string& schemas);
+
+}  // namespace ptp
