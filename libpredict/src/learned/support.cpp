@@ -117,7 +117,11 @@ SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<
   for (const auto& p : pts) {
     if (!p.is_array() || p.size() != d) fail("points", "expected " + std::to_string(d) + " numbers per point");
     std::vector<float> v;
-    for (const auto& x : p) v.push_back(x.get<float>());
+    for (const auto& x : p) {
+      // Within float range: a point is read as float, and a larger value would not convert.
+      if (!x.is_number() || !(std::fabs(x.get<double>()) <= 1e30)) fail("points", "expected finite numbers within +-1e30");
+      v.push_back(x.get<float>());
+    }
     s.points_.push_back(std::move(v));
   }
   return s;
