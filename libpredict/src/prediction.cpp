@@ -14,11 +14,4 @@ void scale_prediction(Prediction& p, double factor) {
     *v /= factor;
 }
 
-void remove_learned_correction(Prediction& p) {
-  if (p.aggregator_factor == 1 || !(p.aggregator_factor > 0)) return;
-  scale_prediction(p, 1 / p.aggregator_factor);
-  p.aggregator_factor = 1;
-  p.aggregator_share = 0;
-}
-
 }  // namespace ptp

@@ -111,8 +111,7 @@ struct Prediction {
   // model in a data-parallel layout, less for an unseen model or a model-parallel layout, 0 when
   // the aggregator did not answer.
   double aggregator_share = 0;
-  // The factor the learned correction multiplied every part of the step by (1: none); calibration
-  // divides it out again, since a calibrated stack replaces the correction.
+  // The factor the learned correction multiplied every part of the step by (1: none).
   double aggregator_factor = 1;
   // How near the job is to the aggregator's training runs (learned predictions only).
   struct Support {
@@ -136,7 +135,5 @@ struct Prediction {
 // Multiplies the step and every part of it (breakdown, trace layers and buckets, band, totals) by
 // `factor`, and divides throughput and MFU by it: one uniform correction of the whole step.
 void scale_prediction(Prediction& p, double factor);
-// Divides out the learned aggregator's factor: the composed step (learned lower levels) it started from.
-void remove_learned_correction(Prediction& p);
 
 }  // namespace ptp
