@@ -38,19 +38,9 @@ TEST_CASE("splits: k-fold is stable, group and scale splits hold out whole group
   CHECK(s.fold == std::vector<int>{-1, -1, 0, 0});
 }
 
-TEST_CASE("conformal interval: quantiles and held-out coverage", "[evaluation]") {
-  // Synthetic residuals: 1000 evenly spread values in [-1, 1), 10 interleaved folds.
-  std::vector<double> r;
-  std::vector<std::string> groups;
-  for (int i = 0; i < 1000; ++i) {
-    r.push_back(-1.0 + 2.0 * i / 1000.0);
-    groups.push_back(std::to_string(i % 10));
-  }
-  const auto cal = calibrate_interval(r, group_split("g", groups), 0.8);
-  CHECK(cal.log_q_low == Approx(-0.8).margin(0.01));
-  CHECK(cal.log_q_high == Approx(0.8).margin(0.01));
-  CHECK(cal.coverage == Approx(0.8).margin(0.02));
+TEST_CASE("quantiles interpolate between sorted values", "[evaluation]") {
   CHECK(quantile({3, 1, 2}, 0.5) == Approx(2));
+  CHECK(quantile({0, 10}, 0.1) == Approx(1));
 }
 
 TEST_CASE("the scatter plot is a standalone SVG with one point per row", "[evaluation]") {
@@ -62,14 +52,3 @@ TEST_CASE("the scatter plot is a standalone SVG with one point per row", "[evalu
   CHECK(circles == 3 + 2);  // points + legend entries
 }
 
-TEST_CASE("unseen_in_training marks held-out rows whose group no training row has", "[evaluation]") {
-  const std::vector<std::string> models = {"a", "a", "b", "c", "c"};
-  // Leave-one-model-out: every held-out row is a model its fold never trained on.
-  const auto lomo = unseen_in_training(group_split("leave_one_model_out", models), models);
-  CHECK(lomo == std::vector<bool>{true, true, true, true, true});
-  // Scale split: rows at > 8 GPUs are held out; "c" also has a training row, "b" does not.
-  const Split scale = scale_split({1, 16, 16, 8, 64}, 8);
-  CHECK(unseen_in_training(scale, models) == std::vector<bool>{false, false, true, false, false});
-  // Training-only rows are never "unseen".
-  CHECK(unseen_in_training(Split{"s", {-1, -1, -1, -1, -1}, 1}, models) == std::vector<bool>(5, false));
-}

@@ -87,56 +87,6 @@ void for_each_fold(const Split& split, std::size_t rows, int workers,
   for (auto& t : threads) t.join();
 }
 
-std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups) {
-  // Folds each group appears in (-1: training only); a row's group is seen when it appears in
-  // any fold other than the row's own.
-  std::map<std::string, std::set<int>> folds_of;
-  for (std::size_t i = 0; i < groups.size(); ++i) folds_of[groups[i]].insert(split.fold[i]);
-  std::vector<bool> unseen(groups.size(), false);
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto& f = folds_of[groups[i]];
-    unseen[i] = split.fold[i] >= 0 && f.size() == 1;
-  }
-  return unseen;
-}
-
-std::vector<bool> beyond_training_scale(const Split& split, const std::vector<int>& num_gpus) {
-  // Largest GPU count trained on when each fold is held out: every row outside that fold.
-  std::map<int, int> largest_without;
-  for (std::size_t i = 0; i < num_gpus.size(); ++i)
-    if (split.fold[i] >= 0) largest_without.emplace(split.fold[i], 0);
-  for (auto& [fold, largest] : largest_without)
-    for (std::size_t i = 0; i < num_gpus.size(); ++i)
-      if (split.fold[i] != fold) largest = std::max(largest, num_gpus[i]);
-  std::vector<bool> beyond(num_gpus.size(), false);
-  for (std::size_t i = 0; i < num_gpus.size(); ++i)
-    beyond[i] = split.fold[i] >= 0 && num_gpus[i] > largest_without[split.fold[i]];
-  return beyond;
-}
-
-IntervalCalibration calibrate_interval(const std::vector<double>& r, const Split& split, double target) {
-  IntervalCalibration c;
-  c.target = target;
-  const double lo_q = (1 - target) / 2, hi_q = 1 - lo_q;
-  c.log_q_low = quantile(r, lo_q);
-  c.log_q_high = quantile(r, hi_q);
-  int inside = 0, total = 0;
-  for (int f = 0; f < split.folds; ++f) {
-    std::vector<double> others;
-    for (std::size_t i = 0; i < r.size(); ++i)
-      if (split.fold[i] != f) others.push_back(r[i]);
-    if (others.empty()) continue;
-    const double lo = quantile(others, lo_q), hi = quantile(others, hi_q);
-    for (std::size_t i = 0; i < r.size(); ++i)
-      if (split.fold[i] == f) {
-        ++total;
-        inside += (r[i] >= lo && r[i] <= hi) ? 1 : 0;
-      }
-  }
-  c.coverage = total ? static_cast<double>(inside) / total : 0;
-  return c;
-}
-
 std::string scatter_svg(const std::vector<double>& measured, const std::vector<double>& predicted,
                         const std::vector<std::string>& groups, const std::string& title) {
   const double W = 640, H = 640, M = 60;

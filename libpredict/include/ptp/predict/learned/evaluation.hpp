@@ -33,20 +33,6 @@ Split scale_split(const std::vector<int>& num_gpus, int max_train_gpus);
 // least 20 training rows; `workers` threads take every n-th fold (folds must write disjoint rows).
 void for_each_fold(const Split& split, std::size_t rows, int workers,
                    const std::function<void(const std::vector<std::size_t>& train, const std::vector<std::size_t>& test)>& fold);
-// Held-out rows whose group (model) has no row among their fold's training rows: the rows the
-// booster that predicts them treats as a new model.
-std::vector<bool> unseen_in_training(const Split& split, const std::vector<std::string>& groups);
-// Held-out rows with more GPUs than any row their fold trains on.
-std::vector<bool> beyond_training_scale(const Split& split, const std::vector<int>& num_gpus);
-
-// Split-conformal interval on log residuals: quantiles from the residuals of the other folds,
-// coverage measured on each held-out fold.
-struct IntervalCalibration {
-  double log_q_low = 0, log_q_high = 0;  // from all residuals
-  double coverage = 0;                   // held-out fraction inside [q_low, q_high]
-  double target = 0.8;
-};
-IntervalCalibration calibrate_interval(const std::vector<double>& log_residuals, const Split& split, double target = 0.8);
 double quantile(std::vector<double> values, double q);
 
 // Predicted-vs-measured scatter as a standalone SVG (log-log, one colour per group).
