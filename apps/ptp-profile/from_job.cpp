@@ -149,7 +149,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
 
   for (const Op& op : w.ops) {
     if (!op.sparse_update && !op.frozen) dense_params += op.params;  // what the optimizer and all-reduce see
-    const std::string io_dtype = storage_dtype(op_element_bytes(op, pol), pol);  // memory-bound ops
+    const std::string io_dtype = storage_dtype(op_element_bytes(op, job), pol);  // memory-bound ops
     switch (op.kind) {
       case OpKind::gemm:
       case OpKind::attention_bmm:
@@ -240,9 +240,9 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
       b.add("cuda_optimizer", {{"algo", optimizer_algo(job.job.optimizer, b.notes)},
                                {"fused", "true"},
                                {"params", num(step_params)},
-                               {"dtype", storage_dtype(pol.param_bytes, pol)}});
+                               {"dtype", storage_dtype(job.state.param, pol)}});
       if (pol.dynamic_loss_scaling)
-        b.add("cuda_amp_unscale", {{"elements", num(step_params)}, {"dtype", storage_dtype(pol.grad_bytes, pol)}});
+        b.add("cuda_amp_unscale", {{"elements", num(step_params)}, {"dtype", storage_dtype(job.state.grad, pol)}});
     }
   }
 

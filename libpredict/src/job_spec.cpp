@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/suggest.hpp"
 
@@ -13,7 +14,8 @@ namespace {
 const std::vector<std::string> kTopKeys{"model", "precision", "framework", "codebase", "xla", "memory_format", "batch_size", "batch_tokens",
                                        "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
                                        "cost", "parallelism", "sharding", "activation_checkpointing",
-                                       "sequence_parallel", "finetune", "avg_seq_len", "packing", "attention_mask"};
+                                       "sequence_parallel", "finetune", "avg_seq_len", "packing", "attention_mask",
+                                       "memory"};
 
 std::string one_of(const YamlReader& doc, const std::string& key, const std::string& fallback,
                    const std::vector<std::string>& allowed) {
@@ -48,19 +50,33 @@ YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
   }
 }
 
+void parse_memory(const YamlReader& doc, JobSpec& j) {
+  auto m = doc.optional_child("memory");
+  if (!m) return;
+  if (!m->is_map()) m->fail("expected a mapping {convention, grad_dtype, optimizer_dtype, master_weights}");
+  m->check_keys({"convention", "grad_dtype", "optimizer_dtype", "master_weights"});
+  j.memory.convention = one_of(*m, "convention", "", memory_convention_ids());
+  j.memory.grad_dtype = one_of(*m, "grad_dtype", "", {"fp32", "bf16", "fp16"});
+  j.memory.optimizer_dtype = one_of(*m, "optimizer_dtype", "", {"fp32", "bf16", "fp16"});
+  if (m->has("master_weights")) j.memory.master_weights = m->get_bool("master_weights", true);
+}
+
 void parse_finetune(const YamlReader& doc, JobSpec& j) {
   auto f = doc.optional_child("finetune");
   if (!f) return;
-  if (!f->is_map()) f->fail("expected a mapping {method: full | lora, rank, targets}");
-  f->check_keys({"method", "rank", "targets"});
+  if (!f->is_map()) f->fail("expected a mapping {method: full | lora | qlora, rank, targets}");
+  f->check_keys({"method", "rank", "targets", "double_quant"});
   auto& ft = j.finetune;
-  ft.method = one_of(*f, "method", "full", {"full", "lora"});
+  ft.method = one_of(*f, "method", "full", {"full", "lora", "qlora"});
   if (!ft.lora()) {
-    for (const char* k : {"rank", "targets"})
-      if (f->has(k)) f->child(k).fail("applies to method: lora only (method: full trains every weight)");
+    for (const char* k : {"rank", "targets", "double_quant"})
+      if (f->has(k)) f->child(k).fail("applies to method: lora or qlora only (method: full trains every weight)");
     return;
   }
-  if (!f->has("rank")) f->fail("method: lora needs rank (the adapters' inner dimension, e.g. 16)");
+  if (f->has("double_quant") && !ft.quantized_base())
+    f->child("double_quant").fail("applies to method: qlora only (a LoRA base is not quantised)");
+  ft.double_quant = f->get_bool("double_quant", false);
+  if (!f->has("rank")) f->fail("method: " + ft.method + " needs rank (the adapters' inner dimension, e.g. 16)");
   ft.rank = static_cast<int>(f->get_int("rank", 1, 1'000'000));
   if (auto t = f->optional_child("targets")) {
     if (!t->is_sequence() || t->size() == 0) t->fail("expected a non-empty list of attention | mlp | all");
@@ -212,6 +228,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.sharding = one_of(doc, "sharding", "none", {"none", "zero1", "zero2", "zero3", "fsdp", "hsdp"});
   j.activation_checkpointing = one_of(doc, "activation_checkpointing", "none", {"none", "selective", "full"});
   parse_finetune(doc, j);
+  parse_memory(doc, j);
   parse_sequence_layout(doc, j);
   return j;
 }
@@ -275,6 +292,16 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     out << YAML::Key << "method" << YAML::Value << j.finetune.method;
     out << YAML::Key << "rank" << YAML::Value << j.finetune.rank;
     out << YAML::Key << "targets" << YAML::Value << YAML::Flow << j.finetune.targets;
+    if (j.finetune.double_quant) out << YAML::Key << "double_quant" << YAML::Value << true;
+    out << YAML::EndMap;
+  }
+  if (j.memory.any()) {
+    const auto& m = j.memory;
+    out << YAML::Key << "memory" << YAML::Value << YAML::BeginMap;
+    if (!m.convention.empty()) out << YAML::Key << "convention" << YAML::Value << m.convention;
+    if (!m.grad_dtype.empty()) out << YAML::Key << "grad_dtype" << YAML::Value << m.grad_dtype;
+    if (!m.optimizer_dtype.empty()) out << YAML::Key << "optimizer_dtype" << YAML::Value << m.optimizer_dtype;
+    if (m.master_weights) out << YAML::Key << "master_weights" << YAML::Value << *m.master_weights;
     out << YAML::EndMap;
   }
   if (j.sequences.avg_seq_len > 0) out << YAML::Key << "avg_seq_len" << YAML::Value << j.sequences.avg_seq_len;

@@ -100,6 +100,14 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   const auto& g = *r.gpu;
   const auto& p = *r.policy;
   if (const std::string why = precision_refusal(g, p); !why.empty()) fail(job, "precision", why);
+  const auto& mem = job.memory;
+  const MemoryConvention& convention =
+      mem.convention.empty() ? default_memory_convention(p) : *find_memory_convention(mem.convention);
+  r.state = training_state_bytes(p, convention, {mem.grad_dtype, mem.optimizer_dtype,
+                                                 mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1});
+  if (job.finetune.quantized_base())
+    r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double
+                                                                            : BaseQuantization::nf4);
 
   // Model: zoo id, YAML path or HF config.json.
   try {

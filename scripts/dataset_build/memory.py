@@ -19,7 +19,7 @@ MEMORY_COLUMNS = [
     "row_id", "origin", "source", "source_ref", "shared_ref",
     "model", "model_as_published", "model_params_b", "params_note", "hf_config_hint",
     "task", "finetune", "lora_rank", "lora_targets", "lora_targets_as_published", "quantized_base",
-    "precision", "precision_as_published",
+    "double_quant", "precision", "precision_as_published", "memory_convention",
     "gpu", "gpu_as_published", "gpu_norm", "gpu_mem_capacity_gb", "num_gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp",
     "sharding", "sharding_as_published", "activation_checkpointing", "activation_checkpointing_as_published",
@@ -142,6 +142,39 @@ def finetune_method(task, quantized_base):
     return ""
 
 
+# (framework contains, precision as published starts with) -> the job spec's memory.convention
+# (libvocab/src/memory_convention.cpp). First match wins; a row no rule names gets "" (the precision's
+# default). Pure 16-bit: litgpt bf16-true, torchtune dtype bf16, PEFT's custom loops on bfloat16
+# weights without AMP, HF Trainer on bf16 weights without mixed precision (AdamW keeps its state in
+# the parameters' dtype). FSDP2 mixed precision: torchtitan and torchao's torchtitan benchmarks.
+CONVENTION_RULES = (
+    ("megatron", "", "megatron"),
+    ("deepspeed", "", "master_weights"),
+    ("torchtitan", "", "fsdp"),
+    ("litgpt", "bf16-true", "pure"),
+    ("litgpt", "bf16-mixed", "autocast"),
+    ("torchtune", "", "pure"),
+    ("", "bfloat16 weights (use_amp=False", "pure"),
+    ("", "bf16 (--bf16, accelerate mixed_precision no)", "pure"),
+    ("transformers Trainer)", "bf16 (torch_dtype bfloat16)", "pure"),
+    ("transformers Trainer)", "bf16 (model default dtype)", "pure"),
+    ("", "bf16 mixed", "autocast"),
+    ("", "bf16 (--bf16; bnb compute bf16)", "autocast"),
+    ("", "BF16 AMP", "autocast"),
+    ("", "fp16 AMP", "autocast"),
+    ("pytorch + torchao", "bf16", "pure"),
+)
+
+
+def memory_convention(framework, precision_published, precision):
+    if precision in ("fp32", "tf32"):
+        return ""  # one FP32 copy of everything under any convention
+    for fw, prec, convention in CONVENTION_RULES:
+        if fw in framework and precision_published.startswith(prec):
+            return convention
+    return ""
+
+
 def lora_targets(published):
     """Adapter targets in the job-spec vocabulary: attention | mlp | all (empty: the default)."""
     t = published.lower()
@@ -216,8 +249,10 @@ def build(shared, stats=None):
             "lora_targets": lora_targets(rec["lora_targets"]) if method in ("lora", "qlora") else "",
             "lora_targets_as_published": rec["lora_targets"],
             "quantized_base": rec["quantized_base"],
+            "double_quant": "true" if method == "qlora" and "double quant" in rec["quantized_base"] else "",
             "precision": prec,
             "precision_as_published": rec["precision"],
+            "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
             "gpu": gpu,
             "gpu_as_published": rec["gpu"],
             "gpu_norm": rec["gpu_norm"],

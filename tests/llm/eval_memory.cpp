@@ -2,8 +2,11 @@
 // (datasets/memory.csv) that can be stated as a job spec, with the ANALYTICAL model, and prints the
 // error per origin (publishing project) and per memory kind as markdown tables, for all evaluated
 // rows and for the rows with a blank quality_flag. Like with like: measured_peak_gib against the
-// predicted memory.per_gpu_bytes / 2^30. Nothing is fitted or corrected per memory kind: these are
-// the current model's baseline errors (docs/memory-evaluation.md).
+// predicted layer that memory kind measures (predicted_gib below): allocated (max_memory_allocated,
+// torchtune's peak active), reserved (max_memory_reserved, also with the init reserve subtracted),
+// or what the GPU holds (nvidia-smi, screenshots, and the rows that do not say). Nothing is fitted:
+// the reserves are stated constants (AnalyticalConstants), the copies follow each row's memory
+// convention (docs/memory-evaluation.md).
 //
 //   ptp_eval_memory [--memory datasets/memory.csv] [--config-dir configs] [--rows out.csv] [--jobs DIR]
 //                   [--stand-in-gpu ID]
@@ -42,6 +45,12 @@ struct Row {
   bool clean = false;
   std::string job_yaml, skip;
   MemoryEstimate m;
+  // The predicted layer this row's memory kind measures.
+  double predicted_bytes() const {
+    if (kind == "allocated" || kind == "active") return m.allocated_bytes;
+    if (kind == "reserved" || kind == "reserved_minus_init") return m.reserved_bytes;
+    return m.per_gpu_bytes;
+  }
 };
 
 bool positive_int(const std::string& s, long& out) {
@@ -108,10 +117,12 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     << ", context: " << cp << ", expert: " << ep << "}\nsequence_parallel: " << (sp ? "true" : "false")
     << "\nsharding: " << c("sharding") << "\nactivation_checkpointing: " << c("activation_checkpointing") << "\n";
   if (e.finetune != "full") {
-    y << "finetune: {method: lora, rank: " << rank;
+    y << "finetune: {method: " << e.finetune << ", rank: " << rank;
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
+    if (c("double_quant") == "true") y << ", double_quant: true";
     y << "}\n";
   }
+  if (!c("memory_convention").empty()) y << "memory: {convention: " << c("memory_convention") << "}\n";
   e.job_yaml = y.str();
 }
 
@@ -125,7 +136,7 @@ Stats stats(const std::vector<const Row*>& rows) {
   if (rows.empty()) return s;
   std::vector<double> ape;
   for (const Row* r : rows) {
-    const double ratio = r->m.per_gpu_bytes / kBytesPerGiB / r->measured_gib;
+    const double ratio = r->predicted_bytes() / kBytesPerGiB / r->measured_gib;
     ape.push_back(std::fabs(ratio - 1));
     s.signed_mean += ratio - 1;
     s.within10 += std::fabs(ratio - 1) <= 0.10;
@@ -173,6 +184,7 @@ std::string by_origin_kind(const Row& r) { return r.origin + " / " + r.kind; }
 std::string by_finetune(const Row& r) { return r.finetune; }
 std::string by_model(const Row& r) { return r.model; }
 std::string by_precision(const Row& r) { return r.precision; }
+std::string by_convention(const Row& r) { return r.m.convention; }
 
 }  // namespace
 
@@ -209,12 +221,25 @@ int main(int argc, char** argv) {
     if (!rows_out.empty()) {
       rows_csv.open(rows_out);
       rows_csv << "row_id,origin,memory_kind,finetune,model,gpu,stand_in,precision,quality_flag,measured_gib,"
-                  "predicted_gib,ratio,weights_gib,gradients_gib,optimizer_gib,activations_gib,workspace_gib\n";
+                  "predicted_gib,ratio,convention,weights_gib,master_gib,gradients_gib,optimizer_gib,activations_gib,"
+                  "allocated_gib,reserved_gib,device_gib\n";
     }
     if (!jobs_dir.empty()) std::filesystem::create_directories(jobs_dir);
+    // The data's README (caveat 4): some multi-GPU rows repeat the 1-GPU value of the same config.
+    // A multi-GPU row whose value equals a 1-GPU row's of the same origin, model and method is that.
+    std::map<std::string, std::vector<std::string>> single_gpu_values;
+    auto config_key = [&](const CsvRow& r) {
+      return t.text(r, "origin") + "|" + t.text(r, "model") + "|" + t.text(r, "finetune");
+    };
+    for (const auto& r : t.rows())
+      if (t.text(r, "num_gpus") == "1") single_gpu_values[config_key(r)].push_back(t.text(r, "measured_peak_gib"));
     for (const auto& r : t.rows()) {
       Row e;
       make_job(t, r, zoo, stand_in, e);
+      const auto& same = single_gpu_values[config_key(r)];
+      if (e.skip.empty() && t.text(r, "num_gpus") != "1" &&
+          std::find(same.begin(), same.end(), t.text(r, "measured_peak_gib")) != same.end())
+        e.skip = "multi-GPU value repeats the 1-GPU value of the same config (data README, caveat 4)";
       if (e.skip.empty()) {
         const std::string name = "memory.csv row " + e.id;
         try {
@@ -235,9 +260,10 @@ int main(int argc, char** argv) {
         const double g = kBytesPerGiB;
         rows_csv << e.id << ',' << e.origin << ',' << e.kind << ',' << e.finetune << ',' << e.model << ',' << e.gpu
                  << ',' << (e.stand_in.empty() ? 0 : 1) << ',' << e.precision << ',' << csv_escape(e.flags) << ','
-                 << e.measured_gib << ',' << e.m.per_gpu_bytes / g << ','
-                 << e.m.per_gpu_bytes / g / e.measured_gib << ',' << e.m.weights / g << ',' << e.m.gradients / g
-                 << ',' << e.m.optimizer_state / g << ',' << e.m.activations / g << ',' << e.m.workspace / g << '\n';
+                 << e.measured_gib << ',' << e.predicted_bytes() / g << ',' << e.predicted_bytes() / g / e.measured_gib
+                 << ',' << e.m.convention << ',' << e.m.weights / g << ',' << e.m.master_weights / g << ','
+                 << e.m.gradients / g << ',' << e.m.optimizer_state / g << ',' << e.m.activations / g << ','
+                 << e.m.allocated_bytes / g << ',' << e.m.reserved_bytes / g << ',' << e.m.per_gpu_bytes / g << '\n';
       }
       rows.push_back(e);
     }
@@ -272,16 +298,17 @@ int main(int argc, char** argv) {
     std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     for (const auto& [reason, n] : reasons) std::printf("| %s | %d |\n", reason.c_str(), n);
     std::printf(
-        "\nError = predicted memory.per_gpu_bytes / 2^30 against measured_peak_gib; signed error = mean of "
-        "(predicted / measured - 1). \"clean\" = rows with a blank quality_flag. The estimate is one number "
-        "(weights + gradients + optimizer state + activations + 1 GB workspace); no per-kind offset is added, so "
-        "reserved / nvidia-smi rows are expected above it. qlora rows are predicted as LoRA on a BF16 base: "
-        "a 4-bit base is not modelled.\n");
+        "\nError = the predicted layer the row's memory kind measures, / 2^30, against measured_peak_gib: "
+        "memory.allocated_bytes for allocated and active rows, memory.reserved_bytes (allocated + 10 %% allocator "
+        "slack) for reserved rows, memory.per_gpu_bytes (reserved + CUDA context + NCCL buffers) for nvidia-smi, "
+        "screenshot and not-stated rows. Signed error = mean of (predicted / measured - 1). \"clean\" = rows with "
+        "a blank quality_flag. Each row's copies follow its memory_convention column (datasets/memory.csv); "
+        "qlora rows store the block projections in NF4.\n");
     table("## Per origin", rows, by_origin);
     table("## Per memory kind", rows, by_kind);
     table("## Per origin and memory kind", rows, by_origin_kind);
-    table("## Per fine-tuning method (qlora: 4-bit base not modelled, predicted with a BF16 base)", rows,
-          by_finetune);
+    table("## Per fine-tuning method", rows, by_finetune);
+    table("## Per memory convention", rows, by_convention);
     table("## Per precision", rows, by_precision);
     table("## Per model", rows, by_model);
     if (!stand_in.empty() && stand_ins > 0)

@@ -155,8 +155,9 @@ TEST_CASE("memory per GPU for each sharding choice", "[llm][memory]") {
   const double P = resolve(llm_job("llama3-8b", 8, "")).workload.params();
   CHECK(none.weights == Approx(2 * P));
   CHECK(none.gradients == Approx(2 * P));
-  CHECK(none.optimizer_state == Approx(12 * P));
-  CHECK(z1.optimizer_state == Approx(12 * P / 8));
+  CHECK(none.master_weights == Approx(4 * P));
+  CHECK(none.optimizer_state == Approx(8 * P));
+  CHECK(z1.master_weights + z1.optimizer_state == Approx(12 * P / 8));
   CHECK(z1.gradients == Approx(2 * P));
   CHECK(z2.gradients == Approx(2 * P / 8));
   // The shard plus the gathered working set (two units; here the 0.5B-parameter embedding/head).
@@ -166,6 +167,49 @@ TEST_CASE("memory per GPU for each sharding choice", "[llm][memory]") {
   CHECK(none.per_gpu_bytes > z1.per_gpu_bytes);
   CHECK(z1.per_gpu_bytes > z2.per_gpu_bytes);
   CHECK(z2.per_gpu_bytes > z3.per_gpu_bytes);
+}
+
+TEST_CASE("memory follows the job's framework convention, and its parts add up", "[llm][memory]") {
+  auto mem = [](const std::string& extra, const std::string& precision = "bf16") {
+    return predict(llm_job("llama3-8b", 8, extra, precision, "h100-sxm5-80gb", 4096, 8)).memory;
+  };
+  const double P = resolve(llm_job("llama3-8b", 8, "")).workload.params();
+  const double linear = 32.0 * (4096.0 * (4096 + 1024 + 1024 + 4096) + 3.0 * 4096 * 14336);
+  const auto deflt = mem(""), mega = mem("memory: {convention: megatron}\n"), pure = mem("memory: {convention: pure}\n");
+  const auto fsdp = mem("memory: {convention: fsdp}\n"), autocast = mem("memory: {convention: autocast}\n");
+  CHECK(deflt.convention == "master_weights");
+  // Megatron keeps FP32 main gradients; pure BF16 keeps no FP32 copy at all.
+  CHECK(mega.gradients == Approx(4 * P));
+  CHECK(mega.master_weights == Approx(4 * P));
+  CHECK(pure.weights == Approx(2 * P));
+  CHECK(pure.master_weights == 0);
+  CHECK(pure.optimizer_state == Approx(2 * 2 * P));
+  // FP32 weights under autocast and FSDP mixed precision are their own master.
+  for (const auto& m : {fsdp, autocast}) {
+    CHECK(m.weights == Approx(4 * P));
+    CHECK(m.master_weights == 0);
+    CHECK(m.gradients == Approx(4 * P));
+  }
+  // Transformer Engine's FP8 caches: a weight and its transpose per block projection, Megatron only.
+  CHECK(mem("memory: {convention: megatron}\n", "fp8").fp8_weight_copies == Approx(2 * linear));
+  CHECK(mem("", "fp8").fp8_weight_copies == 0);
+  // Explicit dtypes override the convention.
+  CHECK(mem("memory: {convention: pure, grad_dtype: fp32}\n").gradients == Approx(4 * P));
+  CHECK(mem("memory: {master_weights: false}\n").master_weights == 0);
+  for (const auto& m : {deflt, mega, pure, fsdp, autocast}) {
+    INFO(m.convention);
+    CHECK(m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies + m.activations +
+              m.workspace == Approx(m.allocated_bytes));
+    CHECK(m.reserved_bytes > m.allocated_bytes);
+    CHECK(m.reserved_bytes + m.runtime_bytes == Approx(m.per_gpu_bytes));
+  }
+  // A convention moves memory and the optimizer step, never the forward and backward matmuls.
+  const auto a = predict(llm_job("llama3-8b", 8, "")), b = predict(llm_job("llama3-8b", 8, "memory: {convention: pure}\n"));
+  CHECK(a.breakdown.forward == Approx(b.breakdown.forward));
+  CHECK(a.breakdown.optimizer > b.breakdown.optimizer);
+  // An unknown convention is a one-line error naming the field.
+  const std::string e = ptp::test::error_of(llm_job("llama3-8b", 8, "memory: {convention: megatorn}\n"));
+  CHECK_THAT(e, Catch::Contains("memory.convention: unknown value 'megatorn' (did you mean: megatron?)"));
 }
 
 TEST_CASE("memory per GPU for tensor, pipeline and recomputation choices", "[llm][memory]") {

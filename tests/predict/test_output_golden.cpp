@@ -32,8 +32,11 @@ Prediction fixed_prediction() {
   p.layout.data = 16, p.layout.microbatches = 2;
   p.total_steps = 1000, p.total_seconds = 500, p.gpu_hours = 500.0 / 3600 * 16;
   p.has_cost = true, p.cost_usd = p.gpu_hours * 2.5;
-  p.memory.weights = 1.4e9, p.memory.gradients = 0.7e9, p.memory.optimizer_state = 5.6e9;
-  p.memory.activations = 20e9, p.memory.workspace = 1e9, p.memory.per_gpu_bytes = 28.7e9;
+  p.memory.convention = "master_weights";
+  p.memory.weights = 1.4e9, p.memory.master_weights = 2.8e9, p.memory.gradients = 1.4e9;
+  p.memory.optimizer_state = 5.6e9, p.memory.activations = 10e9, p.memory.workspace = 0.3e9;
+  p.memory.allocated_bytes = 21.5e9, p.memory.reserved_bytes = 23.65e9, p.memory.runtime_bytes = 1.35e9;
+  p.memory.per_gpu_bytes = 25e9;
   p.memory.capacity_bytes = 80e9;
   p.predictor_kind = "learned", p.bundle = "models/default";
   p.compute_learned_share = 0.75, p.communication_predictor = "learned", p.aggregator_share = 1;

@@ -34,7 +34,7 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
   DpComm out;
   const auto& p = *job.policy;
   // FSDP mixed precision gathers the low-precision copy; gradients reduce in the policy's dtype.
-  const double gather_bytes = p.half_precision ? std::min(p.param_bytes, 2.0) : p.param_bytes;
+  const double gather_bytes = p.half_precision ? std::min(job.state.param, 2.0) : job.state.param;
   const double grad_bytes = p.comm_bytes;
   const double fwd = t.fwd, bwd = t.bwd + t.recompute;
   const int m = l.microbatches;

@@ -1,5 +1,6 @@
-// Per-GPU memory: weights (+ FP32 master copy), gradients, optimizer state, stashed activations and
-// a fixed workspace, for the worst pipeline stage. Tensor/expert parallelism shrink the stage's
+// Per-GPU memory: the copies of the training state the job's memory convention keeps (weights,
+// FP32 master, gradients, optimizer state, FP8 weight caches), stashed activations and library
+// workspaces, then the allocator's slack and the runtime outside it, for the worst pipeline stage. Tensor/expert parallelism shrink the stage's
 // weights before ZeRO/FSDP divide them over the data-parallel group; activations are one micro-
 // batch's stash times the micro-batches a 1F1B stage holds, reduced by recomputation.
 #include <algorithm>
@@ -62,31 +63,42 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
 MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& job, const Layout& l,
                             const AnalyticalConstants& k) {
   const auto& p = *job.policy;
+  const auto& st = job.state;
   const auto& j = job.job;
   const double dense = s.params - s.expert_params, expert = s.expert_params;
   const double dense_group = l.sharding == "hsdp" ? hsdp_shard_group(l).size : l.dp * l.cp;
   const double expert_group = expert_dp_group(l).size;
   auto sharded = [&](bool on) { return on ? dense / dense_group + expert / expert_group : dense + expert; };
   MemoryEstimate m;
-  m.weights = sharded(l.shards_params()) * p.param_bytes;
-  // Frozen weights (LoRA base) at the storage dtype, sharded like the rest under ZeRO-3/FSDP; no
-  // master copy, gradient or optimizer state.
+  m.convention = st.convention ? st.convention->id : std::string();
+  m.weights = sharded(l.shards_params()) * st.param;
+  // Frozen weights (LoRA base) at the stored dtype (QLoRA: the block projections in 4 bits), sharded
+  // like the rest under ZeRO-3/FSDP; no master copy, gradient or optimizer state.
   const double frozen_dense = s.frozen_params - s.frozen_expert_params, frozen_expert = s.frozen_expert_params;
-  m.weights += (l.shards_params() ? frozen_dense / dense_group + frozen_expert / expert_group : s.frozen_params) *
-               p.param_bytes;
-  // FSDP materialises the current block's and the prefetched next block's full weights; under a
-  // pipeline schedule the whole stage stays gathered for the step (see dp_comm.cpp).
+  const double frozen_held =
+      l.shards_params() ? frozen_dense / dense_group + frozen_expert / expert_group : s.frozen_params;
+  const double quantized_share =
+      job.quantized_base_bytes > 0 && s.frozen_params > 0 ? s.frozen_linear_params / s.frozen_params : 0;
+  m.weights += frozen_held * ((1 - quantized_share) * st.param + quantized_share * job.quantized_base_bytes);
+  // FSDP materialises the current block's and the prefetched next block's full weights at the
+  // compute dtype; under a pipeline schedule the whole stage stays gathered for the step (see dp_comm.cpp).
   const double gathered = l.pp > 1 ? s.params + s.frozen_params : 2 * s.largest_block_params;
-  if (l.shards_params()) m.weights += gathered * std::min(p.param_bytes, 2.0);
-  m.weights += s.sparse_params * p.param_bytes;
-  m.gradients = sharded(l.shards_grads()) * p.grad_bytes;
-  m.optimizer_state =
-      sharded(l.shards_optimizer()) * (optimizer_states(j.optimizer) * p.optimizer_state_bytes + p.master_weight_bytes);
-  const Stash st = activation_stash(s, l, p);
+  if (l.shards_params()) m.weights += gathered * (p.half_precision ? std::min(st.param, 2.0) : st.param);
+  m.weights += s.sparse_params * st.param;
+  m.master_weights = sharded(l.shards_optimizer()) * st.master;
+  m.gradients = sharded(l.shards_grads()) * st.grad;
+  m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_states(j.optimizer) * st.optimizer_state;
+  // Transformer Engine's FP8 weight caches are per TP/EP shard, outside the optimizer's sharding.
+  m.fp8_weight_copies = s.linear_params * st.fp8_weight_copies;
+  const Stash stash = activation_stash(s, l, p);
   const double in_flight = in_flight_microbatches(l.pp, l.vp, l.microbatches, stage_index);
-  m.activations = st.kept * in_flight + st.working;
-  m.workspace = k.workspace_bytes;
-  m.per_gpu_bytes = m.weights + m.gradients + m.optimizer_state + m.activations + m.workspace;
+  m.activations = stash.kept * in_flight + stash.working;
+  m.workspace = k.library_workspace_bytes;
+  m.allocated_bytes = m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies +
+                      m.activations + m.workspace;
+  m.reserved_bytes = m.allocated_bytes * (1 + k.allocator_slack);
+  m.runtime_bytes = k.cuda_context_bytes + (j.cluster.num_gpus > 1 ? k.nccl_buffer_bytes : 0);
+  m.per_gpu_bytes = m.reserved_bytes + m.runtime_bytes;
   m.capacity_bytes = job.gpu->memory_bytes();
   m.fits = m.per_gpu_bytes <= m.capacity_bytes;
   m.near_capacity = m.fits && m.per_gpu_bytes > m.capacity_bytes * (1 - kMemoryHeadroom);

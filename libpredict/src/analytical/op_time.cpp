@@ -23,7 +23,8 @@ std::string op_math_mode(const Op& op, const ResolvedJob& job) {
   return math;
 }
 
-double op_element_bytes(const Op& op, const PrecisionPolicy& p) {
+double op_element_bytes(const Op& op, const ResolvedJob& job) {
+  const auto& p = *job.policy;
   switch (op.kind) {
     case OpKind::norm:
       // Batch norm is on neither autocast's FP32 list nor TF/MXNet AMP's: cuDNN takes half-precision
@@ -38,7 +39,7 @@ double op_element_bytes(const Op& op, const PrecisionPolicy& p) {
     case OpKind::embedding:
       // A lookup gathers rows of the weights as stored: autocast leaves embeddings alone, so under
       // AMP the gathered rows (and their gradients) stay FP32.
-      return p.param_bytes;
+      return job.state.param;
     case OpKind::gemm:
     case OpKind::attention_bmm:
     case OpKind::fused_attention:
@@ -145,10 +146,10 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     case OpKind::loss:
     case OpKind::elementwise:
     case OpKind::pooling:
-      fwd_bytes = (op.elements_in + op.elements_out) * op_element_bytes(op, p);
+      fwd_bytes = (op.elements_in + op.elements_out) * op_element_bytes(op, job);
       break;
     case OpKind::embedding:
-      fwd_bytes = op.elements_out * op_element_bytes(op, p) + op.m * 8;  // rows gathered + int64 indices
+      fwd_bytes = op.elements_out * op_element_bytes(op, job) + op.m * 8;  // rows gathered + int64 indices
       break;
   }
   // XLA and JAX fuse elementwise chains into their producers.

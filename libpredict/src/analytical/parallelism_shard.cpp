@@ -159,8 +159,11 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
         st.sparse_touched += st.ops.back().m * st.ops.back().n;
         continue;
       }
+      const bool linear = op->in_block && op->projection != Projection::none;
+      if (linear) st.linear_params += st.ops.back().params;
       if (op->frozen) {
         st.frozen_params += st.ops.back().params;
+        if (linear) st.frozen_linear_params += st.ops.back().params;
         if (op->expert_split != ExpertSplit::none) st.frozen_expert_params += st.ops.back().params;
         block_params[i] += st.ops.back().params;
         continue;

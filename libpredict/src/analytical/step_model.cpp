@@ -15,13 +15,13 @@ namespace ptp {
 namespace {
 
 double optimizer_bytes_per_param(const ResolvedJob& job) {
-  const auto& p = *job.policy;
+  const auto& s = job.state;
   const std::string& o = job.job.optimizer;
   const double states = o == "sgd" ? 0 : (o == "momentum" ? 1 : 2);
-  // read+write FP32 weights (the master copy when there is one), read grads, read+write each state,
-  // and write the low-precision copy back when the master weights are separate.
-  double bytes = 8 + p.grad_bytes + states * 2 * p.optimizer_state_bytes;
-  if (p.master_weight_bytes > 0) bytes += p.param_bytes;
+  // read+write the weights the optimizer updates (the master copy when there is one), read grads,
+  // read+write each state, and write the low-precision copy back when the master weights are separate.
+  double bytes = 2 * (s.master > 0 ? s.master : s.param) + s.grad + states * 2 * s.optimizer_state;
+  if (s.master > 0) bytes += s.param;
   if (o == "lamb") bytes += 8;  // per-layer trust-ratio norms re-read weights and updates
   return bytes;
 }
@@ -199,7 +199,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   const double shard = l.shards_optimizer() ? l.dp * l.cp : 1;
   // Sparse embedding updates read the row gradient and read+write the touched rows, per micro-batch.
   b.optimizer = stage.params * optimizer_bytes_per_param(job) / bw / shard + m * stage.sparse_touched * 12 / bw;
-  b.loss_scaling = p.dynamic_loss_scaling ? stage.params * p.grad_bytes * 2 / bw + k.loss_scale_sync_s : 0;
+  b.loss_scaling = p.dynamic_loss_scaling ? stage.params * job.state.grad * 2 / bw + k.loss_scale_sync_s : 0;
 
   out.iteration_s = b.forward + b.backward + b.recompute + b.pp_bubble + b.communication_exposed + b.optimizer +
                     b.loss_scaling + k.step_overhead_s;

@@ -101,7 +101,7 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
     v.push_back(static_cast<float>(p.activation_bytes));
     v.push_back(static_cast<float>(p.gemm_io_bytes));
     v.push_back(p.dynamic_loss_scaling ? 1.f : 0.f);
-    v.push_back(p.master_weight_bytes > 0 ? 1.f : 0.f);
+    v.push_back(job.state.master > 0 ? 1.f : 0.f);
     v.push_back(p.weight_cast_each_step ? 1.f : 0.f);
     v.push_back(p.fp8_scaling ? 1.f : 0.f);
     v.push_back(static_cast<float>(b.loss_scaling / it));

@@ -56,7 +56,7 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
     return true;
   }
   OpShape s{cls, 0, 0, 0, 1, (backward ? op.bwd_flops : op.fwd_flops),
-            (op.elements_in + op.elements_out) * op_element_bytes(op, p) * (backward ? 2 : 1), "fp32"};
+            (op.elements_in + op.elements_out) * op_element_bytes(op, job) * (backward ? 2 : 1), "fp32"};
   s.m = op.elements_out;
   launches.push_back(s);
   return true;

@@ -128,6 +128,10 @@ std::string render_table(const Prediction& p) {
   o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / kBytesPerGiB) + " GiB of " +
        fmt("%.0f", p.memory.capacity_bytes / kBytesPerGiB) + " GiB per GPU" +
        (p.memory.fits ? (p.memory.near_capacity ? "  (near capacity)" : "") : "  (DOES NOT FIT)") + "\n";
+  o += "           " + fmt("%.1f", p.memory.allocated_bytes / kBytesPerGiB) + " GiB allocated, " +
+       fmt("%.1f", p.memory.reserved_bytes / kBytesPerGiB) + " reserved, " +
+       fmt("%.1f", p.memory.runtime_bytes / kBytesPerGiB) + " CUDA context and NCCL; copies as " + p.memory.convention +
+       "\n";
   if (p.total_steps > 0) {
     o += "total      " + fmt("%.0f", p.total_steps) + " steps, " + human_duration(p.total_seconds) + ", " +
          fmt("%.1f", p.gpu_hours) + " GPU-hours";

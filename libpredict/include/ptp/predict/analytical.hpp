@@ -63,7 +63,16 @@ struct AnalyticalConstants {
   double collective_base_latency_s = 15e-6;
   double overlap_efficiency = 0.85;      // fraction of backward usable to hide all-reduce
   double loss_scale_sync_s = 1e-4;       // inf/nan check forces a host sync
-  double workspace_bytes = 1.0e9;        // CUDA context + cuBLAS/cuDNN workspaces
+  // Memory beyond the training state and activations (sources: ../shared/data/memory/README.md,
+  // caveat 1; PyTorch "CUDA semantics: memory management"; NCCL_BUFFSIZE in NCCL's environment docs).
+  // cuBLAS/cuBLASLt/cuDNN workspaces come from PyTorch's caching allocator, so they are allocated.
+  double library_workspace_bytes = 0.25 * kBytesPerGiB;
+  double allocator_slack = 0.10;  // max_reserved over max_allocated: "typically 2-15 %"
+  // Outside the allocator, seen by nvidia-smi: the CUDA context and its loaded kernels (0.5-1.5 GiB;
+  // 1343 MiB measured under transformers), and NCCL's channel buffers (4 MiB per channel and peer
+  // direction by default) once a process has peers.
+  double cuda_context_bytes = 1.0 * kBytesPerGiB;
+  double nccl_buffer_bytes = 0.25 * kBytesPerGiB;
   double log_sigma = 0.45;               // band: iteration * exp(+-1.2816 * sigma) for 80 %
   const OpTimeModel* op_model = nullptr;
   const CollectiveTimeModel* collective_model = nullptr;
@@ -83,9 +92,10 @@ double tensor_core_emax(double base_emax, double n, double k_dim, const std::str
 double saturating_kernel_seconds(double flops, double bytes, double peak, double emax_compute, double emax_memory,
                                  const GpuSpec& g, const AnalyticalConstants& k);
 // Element size a memory-bound op (norm, softmax, loss, elementwise, pooling, embedding) reads and
-// writes under the policy; the predictor, the learned op model and ptp-profile --from-job share it.
-// GEMM-class ops get the policy's GEMM operand size (before any FP32 fallback of their math).
-double op_element_bytes(const Op& op, const PrecisionPolicy& p);
+// writes under the job's policy (an embedding: the weights as its memory convention stores them);
+// the predictor, the learned op model and ptp-profile --from-job share it. GEMM-class ops get the
+// policy's GEMM operand size (before any FP32 fallback of their math).
+double op_element_bytes(const Op& op, const ResolvedJob& job);
 
 struct OpTime {
   double forward_s = 0, backward_s = 0;

@@ -32,11 +32,15 @@ struct ParallelismSpec {
 
 // How the job trains the model: every weight (full) or low-rank adapters on a frozen base (LoRA:
 // Hu et al. 2021, as PEFT and NeMo implement it).
+// QLoRA (Dettmers et al. 2023) is LoRA on a base whose block projections are stored in 4-bit
+// NormalFloat.
 struct FinetuneSpec {
-  std::string method = "full";  // full | lora
-  int rank = 0;                 // lora only
-  std::vector<std::string> targets;  // lora only: attention | mlp | all (default attention, mlp)
-  bool lora() const { return method == "lora"; }
+  std::string method = "full";  // full | lora | qlora
+  int rank = 0;                 // lora and qlora
+  std::vector<std::string> targets;  // lora and qlora: attention | mlp | all (default attention, mlp)
+  bool double_quant = false;         // qlora: quantised quantisation constants
+  bool lora() const { return method == "lora" || method == "qlora"; }
+  bool quantized_base() const { return method == "qlora"; }
   bool targets_attention() const;
   bool targets_mlp() const;
 };
@@ -49,6 +53,15 @@ struct SequenceLayoutSpec {
   bool packing = false;
   std::string attention_mask = "causal";  // causal | document
   bool any() const { return avg_seq_len > 0 || packing || attention_mask != "causal"; }
+};
+
+// How the framework stores the training state (memory_convention.hpp); each field left empty takes
+// the convention's value, and the convention the precision policy's default.
+struct MemorySpec {
+  std::string convention;  // master_weights | megatron | autocast | fsdp | pure
+  std::string grad_dtype, optimizer_dtype;  // fp32 | bf16 | fp16
+  std::optional<bool> master_weights;
+  bool any() const { return !convention.empty() || !grad_dtype.empty() || !optimizer_dtype.empty() || master_weights; }
 };
 
 struct JobSpec {
@@ -77,6 +90,7 @@ struct JobSpec {
   std::string activation_checkpointing = "none";
   FinetuneSpec finetune;
   SequenceLayoutSpec sequences;
+  MemorySpec memory;
 };
 
 // key=value overrides (--set) are applied to the YAML tree before validation so they get the same

@@ -34,15 +34,23 @@ struct StepBreakdown {
   }
 };
 
+// Per-GPU memory of the worst pipeline stage, in bytes, in three layers that add up: the allocated
+// parts (what torch.cuda.max_memory_allocated counts), the caching allocator's slack on top of them
+// (max_memory_reserved), and what lives outside the allocator (CUDA context, NCCL buffers), which
+// nvidia-smi adds. per_gpu_bytes is the last: what the GPU must hold.
 struct MemoryEstimate {
-  double weights = 0, gradients = 0, optimizer_state = 0, activations = 0, workspace = 0;
+  std::string convention;  // the memory convention the copies follow (memory_convention.hpp)
+  double weights = 0, master_weights = 0, gradients = 0, optimizer_state = 0, fp8_weight_copies = 0;
+  double activations = 0, workspace = 0;
+  double allocated_bytes = 0;  // the parts above
+  double reserved_bytes = 0;   // allocated + allocator slack
+  double runtime_bytes = 0;    // CUDA context + NCCL buffers
   double per_gpu_bytes = 0, capacity_bytes = 0;  // capacity: the GPU's memory in bytes (GiB x 2^30)
   bool fits = true;            // per_gpu_bytes <= capacity_bytes
   bool near_capacity = false;  // fits, but within kMemoryHeadroom of the capacity: a warning, not a verdict
 };
-// The share of a GPU's memory the estimate leaves for what it does not count (allocator
-// fragmentation, the runtime's own reserves beyond the workspace constant): a job predicted inside
-// it is warned about, not refused.
+// The share of a GPU's memory kept for the estimate's own error (allocator slack varies 2-15 %,
+// framework buffers it does not list): a job predicted inside it is warned about, not refused.
 inline constexpr double kMemoryHeadroom = 0.05;
 inline constexpr double kBytesPerGiB = 1073741824.0;
 

@@ -10,6 +10,7 @@
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/predict/workload.hpp"
 #include "ptp/vocab/hardware.hpp"
+#include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
 
 namespace ptp {
@@ -47,6 +48,8 @@ struct ResolvedJob {
   const GpuSpec* gpu = nullptr;
   const FabricSpec* fabric = nullptr;
   const PrecisionPolicy* policy = nullptr;
+  TrainingStateBytes state;  // the memory convention applied to the policy
+  double quantized_base_bytes = 0;  // per frozen block projection weight under QLoRA; 0: not quantised
   const ModelDesc* model = nullptr;
   Workload workload;         // one micro-batch on one GPU (empty when `shared` is set: read work())
   std::shared_ptr<const SharedWorkload> shared;  // set by the search's resolve_job overload

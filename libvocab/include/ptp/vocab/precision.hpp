@@ -20,12 +20,9 @@ struct PrecisionPolicy {
   double elementwise_bytes;    // activations, dropout, residual adds
   double norm_softmax_bytes;   // layer norm/softmax/loss I/O (autocast keeps these in FP32)
   double activation_bytes;     // activations stashed for backward
-  // Per-parameter state.
-  double param_bytes;          // weights as stored
-  double master_weight_bytes;  // extra FP32 master copy (0 when the stored weights are FP32)
-  double grad_bytes;           // gradient buffers
+  // Which copies of the training state exist, and at which dtype, is the memory convention's
+  // (memory_convention.hpp); the policy only names its default.
   double comm_bytes;           // gradient all-reduce element size
-  double optimizer_state_bytes;  // per state tensor (Adam has two)
   // Extra per-step work.
   bool weight_cast_each_step;  // autocast re-casts FP32 weights to half each forward
   bool dynamic_loss_scaling;   // scale loss, unscale grads, inf/nan check, skip on overflow

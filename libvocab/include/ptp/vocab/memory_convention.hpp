@@ -1,0 +1,58 @@
+#pragma once
+// The memory-convention table: which copies of the training state a framework keeps, and at which
+// dtype, for a precision policy. The policy says how the step computes; the convention says how the
+// framework stores weights, gradients, master weights and optimizer state. A new framework
+// convention is one entry in memory_convention.cpp.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptp/vocab/precision.hpp"
+
+namespace ptp {
+
+// A stored tensor's dtype relative to the policy: `compute` is the policy's 16-bit dtype (FP32 for
+// the FP32/TF32 policies), `fp32` always four bytes.
+enum class StateDtype { compute, fp32 };
+
+struct MemoryConvention {
+  std::string id;           // job-spec name: memory.convention
+  std::string description;
+  std::string source;       // where the layout is documented
+  StateDtype params;        // weights as the model holds them between steps
+  bool master_copy;         // a separate FP32 master copy when params are not FP32
+  StateDtype grads;         // gradient buffers (Megatron's main_grad is FP32)
+  StateDtype optimizer_states;
+  // FP8 copies kept per weight under an FP8 policy (Transformer Engine caches the FP8 weight and its
+  // transpose between micro-batches); 0 where the FP8 cast is made on the fly.
+  double fp8_weight_copies;
+};
+
+const std::vector<MemoryConvention>& memory_convention_table();
+const MemoryConvention* find_memory_convention(std::string_view id);
+std::vector<std::string> memory_convention_ids();
+// The convention a precision policy implies when the job names none (autocast for the amp_
+// policies, FP32 master weights for the 16-bit and narrower ones).
+const MemoryConvention& default_memory_convention(const PrecisionPolicy& p);
+
+// How a LoRA job stores its frozen base: at the weights' dtype, or 4-bit NormalFloat (QLoRA,
+// Dettmers et al. 2023) with one FP32 absmax per 64 weights, or with those constants themselves
+// quantised to 8 bits per 256 blocks (double quantisation).
+enum class BaseQuantization { none, nf4, nf4_double };
+double quantized_base_bytes(BaseQuantization q);  // bytes per quantised weight, constants included
+
+// Per-parameter bytes of each stored copy, the convention applied to the policy, with the job's
+// explicit dtypes overriding it where it names them.
+struct StateOverrides {
+  std::string grad_dtype, optimizer_dtype;  // empty: the convention's
+  int master_weights = -1;                  // -1: the convention's; 0 or 1 forces it
+};
+struct TrainingStateBytes {
+  const MemoryConvention* convention = nullptr;
+  double param = 4, master = 0, grad = 4, optimizer_state = 4;  // optimizer_state: per state tensor
+  double fp8_weight_copies = 0;                                 // bytes per weight
+};
+TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
+                                        const StateOverrides& overrides = {});
+
+}  // namespace ptp

@@ -1,0 +1,71 @@
+#include "ptp/vocab/memory_convention.hpp"
+
+namespace ptp {
+
+const std::vector<MemoryConvention>& memory_convention_table() {
+  using D = StateDtype;
+  static const std::vector<MemoryConvention> table = {
+      {"master_weights", "16-bit weights and gradients, FP32 master weights and optimizer state",
+       "NVIDIA mixed-precision training guide; Apex O2; DeepSpeed ZeRO (2 + 2 + 12 bytes per parameter)",
+       D::compute, true, D::compute, D::fp32, 0},
+      {"megatron", "16-bit weights, FP32 main gradients, FP32 master weights and optimizer state; TE FP8 weight caches",
+       "Megatron-LM distributed optimizer docs (bf16 param + fp32 grad: 6 + 12/d bytes); Transformer Engine FP8 weight "
+       "and transpose caches",
+       D::compute, true, D::fp32, D::fp32, 2},
+      {"autocast", "FP32 weights, gradients and optimizer state; 16-bit copies made per op by autocast",
+       "PyTorch torch.autocast / torch.amp; Apex O1", D::fp32, false, D::fp32, D::fp32, 0},
+      {"fsdp", "FSDP mixed precision (FSDP1 MixedPrecision, FSDP2 MixedPrecisionPolicy): FP32 sharded weights "
+               "(they are the master), 16-bit gathered copies, FP32 reduced gradients and optimizer state",
+       "PyTorch FSDP MixedPrecision(param_dtype=bf16, reduce_dtype=fp32); torchtitan", D::fp32, false, D::fp32, D::fp32,
+       0},
+      {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy",
+       "litgpt precision bf16-true; torchtune dtype bf16; HF Trainer on bf16 weights without AMP", D::compute, false,
+       D::compute, D::compute, 0},
+  };
+  return table;
+}
+
+const MemoryConvention* find_memory_convention(std::string_view id) {
+  for (const auto& c : memory_convention_table())
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> memory_convention_ids() {
+  std::vector<std::string> ids;
+  for (const auto& c : memory_convention_table()) ids.push_back(c.id);
+  return ids;
+}
+
+const MemoryConvention& default_memory_convention(const PrecisionPolicy& p) {
+  return *find_memory_convention(p.weight_cast_each_step ? "autocast" : "master_weights");
+}
+
+double quantized_base_bytes(BaseQuantization q) {
+  switch (q) {
+    case BaseQuantization::none:
+      return 0;
+    case BaseQuantization::nf4:
+      return 0.5 + 4.0 / 64;  // 4 bits + one FP32 absmax per 64-weight block
+    case BaseQuantization::nf4_double:
+      return 0.5 + 1.0 / 64 + 4.0 / (64 * 256);  // absmax at 8 bits, one FP32 constant per 256 blocks
+  }
+  return 0;
+}
+
+TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
+                                        const StateOverrides& o) {
+  const double compute = p.half_precision ? 2 : 4;
+  auto bytes = [&](StateDtype d) { return d == StateDtype::fp32 ? 4.0 : compute; };
+  TrainingStateBytes s;
+  s.convention = &c;
+  s.param = bytes(c.params);
+  const bool master = o.master_weights >= 0 ? o.master_weights == 1 : c.master_copy;
+  s.master = master && s.param < 4 ? 4 : 0;
+  s.grad = o.grad_dtype.empty() ? bytes(c.grads) : dtype_bytes(o.grad_dtype);
+  s.optimizer_state = o.optimizer_dtype.empty() ? bytes(c.optimizer_states) : dtype_bytes(o.optimizer_dtype);
+  s.fp8_weight_copies = p.fp8_scaling ? c.fp8_weight_copies : 0;
+  return s;
+}
+
+}  // namespace ptp
