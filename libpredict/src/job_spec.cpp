@@ -53,8 +53,9 @@ YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
 void parse_memory(const YamlReader& doc, JobSpec& j) {
   auto m = doc.optional_child("memory");
   if (!m) return;
-  if (!m->is_map()) m->fail("expected a mapping {convention, grad_dtype, optimizer_dtype, master_weights}");
-  m->check_keys({"convention", "grad_dtype", "optimizer_dtype", "master_weights"});
+  if (!m->is_map()) m->fail("expected a mapping {convention, grad_dtype, optimizer_dtype, master_weights, cross_entropy}");
+  m->check_keys({"convention", "grad_dtype", "optimizer_dtype", "master_weights", "cross_entropy"});
+  j.memory.cross_entropy = one_of(*m, "cross_entropy", "", cross_entropy_names());
   j.memory.convention = one_of(*m, "convention", "", memory_convention_ids());
   j.memory.grad_dtype = one_of(*m, "grad_dtype", "", {"fp32", "bf16", "fp16"});
   j.memory.optimizer_dtype = one_of(*m, "optimizer_dtype", "", {"fp32", "bf16", "fp16"});
@@ -118,6 +119,10 @@ bool FinetuneSpec::targets_attention() const {
 bool FinetuneSpec::targets_mlp() const {
   return std::find(targets.begin(), targets.end(), "mlp") != targets.end() ||
          std::find(targets.begin(), targets.end(), "all") != targets.end();
+}
+
+bool sharding_shards_weights(const std::string& sharding) {
+  return sharding == "zero3" || sharding == "fsdp" || sharding == "hsdp";
 }
 
 Override parse_override(const std::string& text) {
@@ -302,6 +307,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     if (!m.grad_dtype.empty()) out << YAML::Key << "grad_dtype" << YAML::Value << m.grad_dtype;
     if (!m.optimizer_dtype.empty()) out << YAML::Key << "optimizer_dtype" << YAML::Value << m.optimizer_dtype;
     if (m.master_weights) out << YAML::Key << "master_weights" << YAML::Value << *m.master_weights;
+    if (!m.cross_entropy.empty()) out << YAML::Key << "cross_entropy" << YAML::Value << m.cross_entropy;
     out << YAML::EndMap;
   }
   if (j.sequences.avg_seq_len > 0) out << YAML::Key << "avg_seq_len" << YAML::Value << j.sequences.avg_seq_len;

@@ -101,10 +101,23 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   const auto& p = *r.policy;
   if (const std::string why = precision_refusal(g, p); !why.empty()) fail(job, "precision", why);
   const auto& mem = job.memory;
-  const MemoryConvention& convention =
-      mem.convention.empty() ? default_memory_convention(p) : *find_memory_convention(mem.convention);
+  // Sharded weights are FSDP's (or ZeRO-3's) own mixed precision: the FP32 shard is the master, and
+  // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss
+  // and norms does not follow from the sharding, so an implied convention keeps the policy default's.
+  const MemoryConvention& implied = default_memory_convention(p);
+  const bool implied_fsdp = mem.convention.empty() && sharding_shards_weights(job.sharding) && p.half_precision &&
+                            !p.weight_cast_each_step;
+  const MemoryConvention& convention = !mem.convention.empty() ? *find_memory_convention(mem.convention)
+                                       : implied_fsdp          ? *find_memory_convention("fsdp")
+                                                               : implied;
+  const std::string cross_entropy =
+      !mem.cross_entropy.empty() || !implied_fsdp
+          ? mem.cross_entropy
+          : cross_entropy_names()[static_cast<std::size_t>(implied.cross_entropy)];
   r.state = training_state_bytes(p, convention, {mem.grad_dtype, mem.optimizer_dtype,
-                                                 mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1});
+                                                 mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1,
+                                                 cross_entropy});
+  if (implied_fsdp) r.state.eager_norms = implied.eager_norms;
   if (job.finetune.quantized_base())
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double
                                                                             : BaseQuantization::nf4);

@@ -4,23 +4,26 @@ namespace ptp {
 
 const std::vector<MemoryConvention>& memory_convention_table() {
   using D = StateDtype;
+  using E = CrossEntropy;
   static const std::vector<MemoryConvention> table = {
       {"master_weights", "16-bit weights and gradients, FP32 master weights and optimizer state",
        "NVIDIA mixed-precision training guide; Apex O2; DeepSpeed ZeRO (2 + 2 + 12 bytes per parameter)",
-       D::compute, true, D::compute, D::fp32, 0},
-      {"megatron", "16-bit weights, FP32 main gradients, FP32 master weights and optimizer state; TE FP8 weight caches",
-       "Megatron-LM distributed optimizer docs (bf16 param + fp32 grad: 6 + 12/d bytes); Transformer Engine FP8 weight "
-       "and transpose caches",
-       D::compute, true, D::fp32, D::fp32, 2},
+       D::compute, true, D::compute, D::fp32, 0, false, E::unfused, false},
+      {"megatron",
+       "16-bit weights, FP32 main gradients under BF16, FP32 master weights and optimizer state; TE FP8 weight "
+       "caches; fused cross-entropy",
+       "Megatron-LM distributed optimizer docs (bf16 param + fp32 grad: 6 + 12/d; fp16: 4 + 16/d); "
+       "Transformer Engine FP8 weight and transpose caches",
+       D::compute, true, D::fp32_unless_fp16, D::fp32, 2, false, E::fused, false},
       {"autocast", "FP32 weights, gradients and optimizer state; 16-bit copies made per op by autocast",
-       "PyTorch torch.autocast / torch.amp; Apex O1", D::fp32, false, D::fp32, D::fp32, 0},
+       "PyTorch torch.autocast / torch.amp; Apex O1", D::fp32, false, D::fp32, D::fp32, 0, false, E::unfused, false},
       {"fsdp", "FSDP mixed precision (FSDP1 MixedPrecision, FSDP2 MixedPrecisionPolicy): FP32 sharded weights "
                "(they are the master), 16-bit gathered copies, FP32 reduced gradients and optimizer state",
        "PyTorch FSDP MixedPrecision(param_dtype=bf16, reduce_dtype=fp32); torchtitan", D::fp32, false, D::fp32, D::fp32,
-       0},
-      {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy",
+       0, true, E::unfused, false},
+      {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy; eager norms",
        "litgpt precision bf16-true; torchtune dtype bf16; HF Trainer on bf16 weights without AMP", D::compute, false,
-       D::compute, D::compute, 0},
+       D::compute, D::compute, 0, false, E::unfused, true},
   };
   return table;
 }
@@ -37,8 +40,29 @@ std::vector<std::string> memory_convention_ids() {
   return ids;
 }
 
+// BF16 and narrower runs are mostly Megatron-LM/NeMo/Megatron-Bridge or DeepSpeed's BF16 optimizer,
+// both of which accumulate gradients in FP32; FP16 keeps FP16 gradients (Apex O2, DeepSpeed).
 const MemoryConvention& default_memory_convention(const PrecisionPolicy& p) {
-  return *find_memory_convention(p.weight_cast_each_step ? "autocast" : "master_weights");
+  if (p.weight_cast_each_step) return *find_memory_convention("autocast");
+  if (p.half_precision && !p.dynamic_loss_scaling) return *find_memory_convention("megatron");
+  return *find_memory_convention("master_weights");
+}
+
+const std::vector<std::string>& cross_entropy_names() {
+  static const std::vector<std::string> names{"fused", "unfused", "chunked"};
+  return names;
+}
+
+double logits_bytes(CrossEntropy ce, double activation_bytes) {
+  switch (ce) {
+    case CrossEntropy::fused:
+      return activation_bytes + 4;
+    case CrossEntropy::unfused:
+      return activation_bytes + 3 * 4;
+    case CrossEntropy::chunked:
+      return 2 * activation_bytes;
+  }
+  return activation_bytes;
 }
 
 double quantized_base_bytes(BaseQuantization q) {
@@ -56,15 +80,25 @@ double quantized_base_bytes(BaseQuantization q) {
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& o) {
   const double compute = p.half_precision ? 2 : 4;
-  auto bytes = [&](StateDtype d) { return d == StateDtype::fp32 ? 4.0 : compute; };
+  auto bytes = [&](StateDtype d) {
+    // FP16 policies are the ones that scale the loss.
+    if (d == StateDtype::fp32_unless_fp16) return p.dynamic_loss_scaling ? compute : 4.0;
+    return d == StateDtype::fp32 ? 4.0 : compute;
+  };
   TrainingStateBytes s;
   s.convention = &c;
   s.param = bytes(c.params);
+  s.forward_weight = c.gathers_compute_copy ? compute : s.param;
   const bool master = o.master_weights >= 0 ? o.master_weights == 1 : c.master_copy;
   s.master = master && s.param < 4 ? 4 : 0;
   s.grad = o.grad_dtype.empty() ? bytes(c.grads) : dtype_bytes(o.grad_dtype);
   s.optimizer_state = o.optimizer_dtype.empty() ? bytes(c.optimizer_states) : dtype_bytes(o.optimizer_dtype);
   s.fp8_weight_copies = p.fp8_scaling ? c.fp8_weight_copies : 0;
+  s.cross_entropy = c.cross_entropy;
+  const auto& names = cross_entropy_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == o.cross_entropy) s.cross_entropy = static_cast<CrossEntropy>(i);
+  s.eager_norms = c.eager_norms;
   return s;
 }
 

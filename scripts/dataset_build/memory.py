@@ -19,7 +19,7 @@ MEMORY_COLUMNS = [
     "row_id", "origin", "source", "source_ref", "shared_ref",
     "model", "model_as_published", "model_params_b", "params_note", "hf_config_hint",
     "task", "finetune", "lora_rank", "lora_targets", "lora_targets_as_published", "quantized_base",
-    "double_quant", "precision", "precision_as_published", "memory_convention",
+    "double_quant", "precision", "precision_as_published", "memory_convention", "cross_entropy",
     "gpu", "gpu_as_published", "gpu_norm", "gpu_mem_capacity_gb", "num_gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp",
     "sharding", "sharding_as_published", "activation_checkpointing", "activation_checkpointing_as_published",
@@ -166,6 +166,11 @@ CONVENTION_RULES = (
 )
 
 
+# Origins whose training scripts compute the loss a chunk at a time (job spec memory.cross_entropy):
+# litgpt's finetune and pretrain scripts call chunked_cross_entropy (upcasting 128-position chunks).
+CHUNKED_CROSS_ENTROPY = ("litgpt",)
+
+
 def memory_convention(framework, precision_published, precision):
     if precision in ("fp32", "tf32"):
         return ""  # one FP32 copy of everything under any convention
@@ -253,6 +258,7 @@ def build(shared, stats=None):
             "precision": prec,
             "precision_as_published": rec["precision"],
             "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
+            "cross_entropy": "chunked" if ORIGIN[repo] in CHUNKED_CROSS_ENTROPY else "",
             "gpu": gpu,
             "gpu_as_published": rec["gpu"],
             "gpu_norm": rec["gpu_norm"],

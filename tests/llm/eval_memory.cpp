@@ -122,7 +122,13 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     if (c("double_quant") == "true") y << ", double_quant: true";
     y << "}\n";
   }
-  if (!c("memory_convention").empty()) y << "memory: {convention: " << c("memory_convention") << "}\n";
+  if (!c("memory_convention").empty() || !c("cross_entropy").empty()) {
+    y << "memory: {";
+    if (!c("memory_convention").empty()) y << "convention: " << c("memory_convention");
+    if (!c("cross_entropy").empty())
+      y << (c("memory_convention").empty() ? "" : ", ") << "cross_entropy: " << c("cross_entropy");
+    y << "}\n";
+  }
   e.job_yaml = y.str();
 }
 

@@ -147,22 +147,25 @@ TEST_CASE("layers that divide neither way split unevenly, heavier chunks first, 
 }
 
 TEST_CASE("memory per GPU for each sharding choice", "[llm][memory]") {
-  // Llama 3 8B, 8 GPUs, BF16 params with FP32 master weights and Adam: 2 + 2 + 12 bytes per parameter.
+  // Llama 3 8B, 8 GPUs, BF16's default convention (Megatron): BF16 params, FP32 main gradients, FP32
+  // master weights and Adam: 2 + 4 + 12 bytes per parameter.
   auto mem = [](const std::string& sharding) {
     return predict(llm_job("llama3-8b", 8, "sharding: " + sharding + "\n", "bf16", "h100-sxm5-80gb", 4096, 8)).memory;
   };
   const auto none = mem("none"), z1 = mem("zero1"), z2 = mem("zero2"), z3 = mem("zero3");
   const double P = resolve(llm_job("llama3-8b", 8, "")).workload.params();
   CHECK(none.weights == Approx(2 * P));
-  CHECK(none.gradients == Approx(2 * P));
+  CHECK(none.gradients == Approx(4 * P));
   CHECK(none.master_weights == Approx(4 * P));
   CHECK(none.optimizer_state == Approx(8 * P));
   CHECK(z1.master_weights + z1.optimizer_state == Approx(12 * P / 8));
-  CHECK(z1.gradients == Approx(2 * P));
-  CHECK(z2.gradients == Approx(2 * P / 8));
+  CHECK(z1.gradients == Approx(4 * P));
+  CHECK(z2.gradients == Approx(4 * P / 8));
   // The shard plus the gathered working set (two units; here the 0.5B-parameter embedding/head).
-  CHECK(z3.weights > 2 * P / 8);
-  CHECK(z3.weights < 2 * P / 8 + 2 * 2 * 128256.0 * 4096 * 1.01);
+  // ZeRO-3 defaults to FSDP mixed precision: FP32 shards, BF16 gathered units.
+  CHECK(z3.convention == "fsdp");
+  CHECK(z3.weights > 4 * P / 8);
+  CHECK(z3.weights < 4 * P / 8 + 2 * 2 * 128256.0 * 4096 * 1.01);
   CHECK(none.activations == Approx(z3.activations));
   CHECK(none.per_gpu_bytes > z1.per_gpu_bytes);
   CHECK(z1.per_gpu_bytes > z2.per_gpu_bytes);
@@ -177,7 +180,13 @@ TEST_CASE("memory follows the job's framework convention, and its parts add up",
   const double linear = 32.0 * (4096.0 * (4096 + 1024 + 1024 + 4096) + 3.0 * 4096 * 14336);
   const auto deflt = mem(""), mega = mem("memory: {convention: megatron}\n"), pure = mem("memory: {convention: pure}\n");
   const auto fsdp = mem("memory: {convention: fsdp}\n"), autocast = mem("memory: {convention: autocast}\n");
-  CHECK(deflt.convention == "master_weights");
+  CHECK(deflt.convention == "megatron");  // BF16's default
+  // Sharded weights default to FSDP's mixed precision: no TE FP8 caches of weights held in shards.
+  CHECK(mem("sharding: fsdp\n", "fp8").convention == "fsdp");
+  CHECK(mem("sharding: fsdp\n", "fp8").fp8_weight_copies == 0);
+  CHECK(mem("sharding: zero1\n", "fp8").convention == "megatron");
+  const auto ds = mem("memory: {convention: master_weights}\n");
+  CHECK(ds.gradients == Approx(2 * P));  // DeepSpeed/Apex O2: 16-bit gradients
   // Megatron keeps FP32 main gradients; pure BF16 keeps no FP32 copy at all.
   CHECK(mega.gradients == Approx(4 * P));
   CHECK(mega.master_weights == Approx(4 * P));
@@ -192,11 +201,11 @@ TEST_CASE("memory follows the job's framework convention, and its parts add up",
   }
   // Transformer Engine's FP8 caches: a weight and its transpose per block projection, Megatron only.
   CHECK(mem("memory: {convention: megatron}\n", "fp8").fp8_weight_copies == Approx(2 * linear));
-  CHECK(mem("", "fp8").fp8_weight_copies == 0);
+  CHECK(mem("memory: {convention: master_weights}\n", "fp8").fp8_weight_copies == 0);
   // Explicit dtypes override the convention.
   CHECK(mem("memory: {convention: pure, grad_dtype: fp32}\n").gradients == Approx(4 * P));
   CHECK(mem("memory: {master_weights: false}\n").master_weights == 0);
-  for (const auto& m : {deflt, mega, pure, fsdp, autocast}) {
+  for (const auto& m : {deflt, ds, mega, pure, fsdp, autocast}) {
     INFO(m.convention);
     CHECK(m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies + m.activations +
               m.workspace == Approx(m.allocated_bytes));

@@ -18,10 +18,14 @@ double optimizer_states(const std::string& opt) {
 }
 
 // Bytes an op stashes for backward. FP8 recipes (Transformer Engine) keep the FP8 casts of GEMM
-// inputs, which the backward GEMMs read, instead of the BF16 tensors.
-double saved_bytes(const Op& op, const PrecisionPolicy& p) {
+// inputs, which the backward GEMMs read, instead of the BF16 tensors. The loss holds the logits as
+// the convention's cross-entropy does; eager norms add the FP32 copy of their input.
+double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
+  if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
   const bool fp8_input = p.fp8_scaling && op.kind == OpKind::gemm;
-  return op.saved * (fp8_input ? 1.0 : p.activation_bytes);
+  double bytes = op.saved * (fp8_input ? 1.0 : p.activation_bytes);
+  if (op.kind == OpKind::norm && !op.batch_norm && st.eager_norms && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
+  return bytes;
 }
 
 // Activation bytes one micro-batch leaves stashed on this stage, and the extra working set while
@@ -29,10 +33,10 @@ double saved_bytes(const Op& op, const PrecisionPolicy& p) {
 struct Stash {
   double kept = 0, working = 0;
 };
-Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p) {
+Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
   Stash st;
   if (l.recompute == "none") {
-    for (const auto& op : s.ops) st.kept += saved_bytes(op, p);
+    for (const auto& op : s.ops) st.kept += saved_bytes(op, p, ts);
     return st;
   }
   // Full: keep each block's input (split over TP ranks under sequence parallel) and rebuild one
@@ -42,7 +46,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   double block_saved = 0, blocks = std::max(1, s.blocks);
   const bool full = l.recompute == "full";
   for (const auto& op : s.ops) {
-    const double bytes = saved_bytes(op, p);
+    const double bytes = saved_bytes(op, p, ts);
     if (!op.in_block) {
       st.kept += bytes;
       continue;
@@ -90,7 +94,7 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_states(j.optimizer) * st.optimizer_state;
   // Transformer Engine's FP8 weight caches are per TP/EP shard, outside the optimizer's sharding.
   m.fp8_weight_copies = s.linear_params * st.fp8_weight_copies;
-  const Stash stash = activation_stash(s, l, p);
+  const Stash stash = activation_stash(s, l, p, st);
   const double in_flight = in_flight_microbatches(l.pp, l.vp, l.microbatches, stage_index);
   m.activations = stash.kept * in_flight + stash.working;
   m.workspace = k.library_workspace_bytes;

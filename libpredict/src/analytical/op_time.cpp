@@ -39,7 +39,7 @@ double op_element_bytes(const Op& op, const ResolvedJob& job) {
     case OpKind::embedding:
       // A lookup gathers rows of the weights as stored: autocast leaves embeddings alone, so under
       // AMP the gathered rows (and their gradients) stay FP32.
-      return job.state.param;
+      return job.state.forward_weight;
     case OpKind::gemm:
     case OpKind::attention_bmm:
     case OpKind::fused_attention:

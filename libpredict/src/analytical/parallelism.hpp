@@ -46,7 +46,7 @@ struct Layout {
   double expert_width = 0;  // what the all-to-all carries per routed token: hidden, or LatentMoE's latent
   double elem_bytes = 2;  // activations on the wire (BF16/FP16; FP32 for fp32/tf32 policies)
   bool model_parallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
-  bool shards_params() const { return sharding == "zero3" || sharding == "fsdp" || sharding == "hsdp"; }
+  bool shards_params() const { return sharding_shards_weights(sharding); }
   bool shards_grads() const { return sharding == "zero2" || shards_params(); }
   bool shards_optimizer() const { return sharding != "none"; }
 };

@@ -28,7 +28,8 @@ class StepMemo {
   // partition_stages(w, l), for a workload that never changes (the SharedWorkload owning the memo).
   std::shared_ptr<const std::vector<Stage>> stages(const Workload& w, const Layout& l);
   // analytical_op_time of the stage's ops (sharded under l); an op's time depends on its shard
-  // (tp, sp, cp, ep), the job's GPU, precision and framework, and the constants, not on its stage.
+  // (tp, sp, cp, ep), the job's GPU, precision, framework and forward weight dtype, and the
+  // constants, not on its stage.
   OpTimes op_times(const Stage& s, const Workload& w, const ResolvedJob& job, const Layout& l,
                    const AnalyticalConstants& k);
 
@@ -40,6 +41,7 @@ class StepMemo {
     const GpuSpec* gpu;
     std::string framework, memory_format;
     bool xla;
+    double forward_weight_bytes;  // embedding lookups read the weights at this size
     AnalyticalConstants k;  // compared bytewise: doubles and pointers, no padding
     std::vector<bool> known;
     std::shared_ptr<std::vector<OpTime>> times;

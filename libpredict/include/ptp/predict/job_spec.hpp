@@ -61,7 +61,11 @@ struct MemorySpec {
   std::string convention;  // master_weights | megatron | autocast | fsdp | pure
   std::string grad_dtype, optimizer_dtype;  // fp32 | bf16 | fp16
   std::optional<bool> master_weights;
-  bool any() const { return !convention.empty() || !grad_dtype.empty() || !optimizer_dtype.empty() || master_weights; }
+  std::string cross_entropy;  // fused | unfused | chunked
+  bool any() const {
+    return !convention.empty() || !grad_dtype.empty() || !optimizer_dtype.empty() || master_weights ||
+           !cross_entropy.empty();
+  }
 };
 
 struct JobSpec {
@@ -98,6 +102,9 @@ struct JobSpec {
 using Override = std::pair<std::string, std::string>;
 Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
 void apply_override(YAML::Node& root, const Override& ov);
+
+// ZeRO-3, FSDP and HSDP shard the weights themselves (ZeRO-1/2 only optimizer state and gradients).
+bool sharding_shards_weights(const std::string& sharding);
 
 // PyTorch keeps activations channels-first unless a job converts them (channels_last); TensorFlow,
 // MXNet, Paddle and JAX GPU kernels run channels-last.

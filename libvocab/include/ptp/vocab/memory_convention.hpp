@@ -12,8 +12,19 @@
 namespace ptp {
 
 // A stored tensor's dtype relative to the policy: `compute` is the policy's 16-bit dtype (FP32 for
-// the FP32/TF32 policies), `fp32` always four bytes.
-enum class StateDtype { compute, fp32 };
+// the FP32/TF32 policies), `fp32` always four bytes, `fp32_unless_fp16` FP32 except under FP16
+// policies (Megatron forces FP32 gradient accumulation for BF16 only).
+enum class StateDtype { compute, fp32, fp32_unless_fp16 };
+
+// How the loss holds the logits at its peak (the start of backward), per logit element:
+//   fused   - Megatron's vocab-parallel cross-entropy: the logits + the FP32 softmax it saves;
+//   unfused - logits.float() then log_softmax (HF's loss, torchtitan): the logits, the FP32
+//             log-probabilities, their gradient and the FP32 gradient of the logits;
+//   chunked - the logits, upcast a chunk at a time (litgpt, torchtune's chunked loss): the logits
+//             and their gradient.
+enum class CrossEntropy { fused, unfused, chunked };
+const std::vector<std::string>& cross_entropy_names();  // indexed by CrossEntropy
+double logits_bytes(CrossEntropy ce, double activation_bytes);
 
 struct MemoryConvention {
   std::string id;           // job-spec name: memory.convention
@@ -26,6 +37,13 @@ struct MemoryConvention {
   // FP8 copies kept per weight under an FP8 policy (Transformer Engine caches the FP8 weight and its
   // transpose between micro-batches); 0 where the FP8 cast is made on the fly.
   double fp8_weight_copies;
+  // The forward reads 16-bit copies gathered from FP32 shards (FSDP's param_dtype), not the stored
+  // weights.
+  bool gathers_compute_copy;
+  CrossEntropy cross_entropy;
+  // Eager RMSNorm/LayerNorm modules (HF's LlamaRMSNorm, litgpt's RMSNorm) upcast their input and
+  // keep that FP32 copy for backward, besides the 16-bit input.
+  bool eager_norms;
 };
 
 const std::vector<MemoryConvention>& memory_convention_table();
@@ -46,11 +64,15 @@ double quantized_base_bytes(BaseQuantization q);  // bytes per quantised weight,
 struct StateOverrides {
   std::string grad_dtype, optimizer_dtype;  // empty: the convention's
   int master_weights = -1;                  // -1: the convention's; 0 or 1 forces it
+  std::string cross_entropy;                // empty: the convention's
 };
 struct TrainingStateBytes {
   const MemoryConvention* convention = nullptr;
   double param = 4, master = 0, grad = 4, optimizer_state = 4;  // optimizer_state: per state tensor
+  double forward_weight = 4;  // weights as the forward reads them (embedding lookups)
   double fp8_weight_copies = 0;                                 // bytes per weight
+  CrossEntropy cross_entropy = CrossEntropy::fused;
+  bool eager_norms = false;
 };
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
