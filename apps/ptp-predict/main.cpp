@@ -1,5 +1,5 @@
 // ptp-predict: predicted training time for YAML job specs. Exit codes: 0 ok, 2 bad input,
-// 3 over --max-hours/--max-cost, 1 internal error.
+// 3 over --max-hours/--max-cost/--max-kwh, 1 internal error.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> sets, sweeps;
   std::string bundle, config_dir;
   bool analytical = false;
-  double max_hours = -1, max_cost = -1;
+  double max_hours = -1, max_cost = -1, max_kwh = -1;
   app.add_option("jobs", req.job_files, "job spec YAML file(s)")->required();
   std::string formats;
   for (const auto& f : ptp::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
   app.add_option("--sweep", sweeps, "sweep a field: key=v1,v2,... (repeatable; cross-product)");
   app.add_option("--max-hours", max_hours, "exit 3 when the predicted wall time exceeds H hours")->check(CLI::NonNegativeNumber);
   app.add_option("--max-cost", max_cost, "exit 3 when the predicted cost exceeds USD")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-kwh", max_kwh,
+                 "exit 3 when the run's predicted facility energy (GPU boards + node share, x PUE) exceeds kWh")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
   app.add_option("--calibrate", req.calibrate_path,
                  "MEASURED.csv (columns job, step_time_s): fit the prediction to your stack's measured steps");
@@ -37,8 +40,9 @@ int main(int argc, char** argv) {
                               "rank configurations around the job (precision, layout, sharding, recompute, micro-batch "
                               "at a fixed global batch) that fit in memory; --format json prints one object "
                               "{search: counts, job, rows: [...]}, jsonl/csv one record per row");
-  app.add_option("--objective", objective, "what --search minimises: time | cost | gpu_hours (default time)")
-      ->check(CLI::IsMember({"time", "cost", "gpu_hours"}))
+  app.add_option("--objective", objective, "what --search minimises: time | cost | gpu_hours | energy (facility kWh) | carbon "
+                 "(needs energy.grid_gco2_per_kwh) (default time)")
+      ->check(CLI::IsMember({"time", "cost", "gpu_hours", "energy", "carbon"}))
       ->needs(search);
   app.add_option("--top", req.search_options.top, "rows --search prints (default 10)")
       ->check(CLI::Range(1, 100000))
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
     for (const auto& s : sweeps) req.sweeps.push_back(ptp::parse_sweep_axis(s));
     if (max_hours >= 0) req.max_hours = max_hours;
     if (max_cost >= 0) req.max_cost = max_cost;
+    if (max_kwh >= 0) req.max_kwh = max_kwh;
     req.search_options.objective = ptp::parse_search_objective(objective);
     if (bundle.empty() && !analytical) bundle = ptp::default_bundle_dir(config_dir);
     const ptp::Predictor predictor(config_dir, bundle, !analytical);

@@ -15,7 +15,7 @@ const std::vector<std::string> kTopKeys{"model", "precision", "framework", "code
                                        "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
                                        "cost", "parallelism", "sharding", "activation_checkpointing",
                                        "sequence_parallel", "finetune", "avg_seq_len", "packing", "attention_mask",
-                                       "memory"};
+                                       "memory", "energy"};
 
 std::string one_of(const YamlReader& doc, const std::string& key, const std::string& fallback,
                    const std::vector<std::string>& allowed) {
@@ -164,6 +164,18 @@ void apply_override(YAML::Node& root, const Override& ov) {
   chain.back()[parts.back()] = value;
 }
 
+// energy: {pue, grid_gco2_per_kwh, host_w_per_gpu}. PUE below 1 would make the facility use less
+// than its IT load; the upper bounds only catch unit mistakes (kW for W, kg for g).
+void parse_energy(const YamlReader& doc, JobSpec& j) {
+  auto e = doc.optional_child("energy");
+  if (!e) return;
+  if (!e->is_map()) e->fail("expected a mapping {pue, grid_gco2_per_kwh, host_w_per_gpu}");
+  e->check_keys({"pue", "grid_gco2_per_kwh", "host_w_per_gpu"});
+  if (e->has("pue")) j.energy.pue = e->get_number("pue", 1, 5);
+  if (e->has("grid_gco2_per_kwh")) j.energy.grid_gco2_per_kwh = e->get_number("grid_gco2_per_kwh", 0, 5000);
+  if (e->has("host_w_per_gpu")) j.energy.host_w_per_gpu = e->get_number("host_w_per_gpu", 0, 10000);
+}
+
 JobSpec parse_job_spec(const YamlReader& doc) {
   if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
   doc.check_keys(kTopKeys);
@@ -194,7 +206,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.optimizer = one_of(doc, "optimizer", "adamw", {"sgd", "momentum", "adam", "adamw", "lamb"});
 
   auto c = doc.child("cluster");
-  c.check_keys({"gpu", "num_gpus", "gpus_per_node", "inter_node", "nccl_p2p"});
+  c.check_keys({"gpu", "num_gpus", "gpus_per_node", "inter_node", "nccl_p2p", "power_limit_w"});
   j.cluster.gpu = c.get_string("gpu");
   j.cluster.num_gpus = static_cast<int>(c.get_int("num_gpus", 1, 1'000'000, 1));
   j.cluster.gpus_per_node = static_cast<int>(c.get_int("gpus_per_node", 1, 1024, 0));
@@ -203,6 +215,11 @@ JobSpec parse_job_spec(const YamlReader& doc) {
     c.child("num_gpus").fail("must be a multiple of gpus_per_node (" + std::to_string(j.cluster.gpus_per_node) + ")");
   j.cluster.inter_node = c.get_string("inter_node", "");
   j.cluster.nccl_p2p = c.get_bool("nccl_p2p", true);
+  if (c.has("power_limit_w")) {  // the GPU's own range is checked when the job is predicted
+    j.cluster.power_limit_w = c.get_number("power_limit_w", 1, 5000);
+    j.cluster.power_limit_line = c.child("power_limit_w").line();
+    j.cluster.power_limit_column = c.child("power_limit_w").column();
+  }
 
   if (auto r = doc.optional_child("run")) {
     r->check_keys({"steps", "epochs", "dataset_size", "tokens"});
@@ -234,6 +251,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.activation_checkpointing = one_of(doc, "activation_checkpointing", "none", {"none", "selective", "full"});
   parse_finetune(doc, j);
   parse_memory(doc, j);
+  parse_energy(doc, j);
   parse_sequence_layout(doc, j);
   return j;
 }
@@ -278,6 +296,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   if (j.cluster.gpus_per_node > 0) out << YAML::Key << "gpus_per_node" << YAML::Value << j.cluster.gpus_per_node;
   if (!j.cluster.inter_node.empty()) out << YAML::Key << "inter_node" << YAML::Value << j.cluster.inter_node;
   if (!j.cluster.nccl_p2p) out << YAML::Key << "nccl_p2p" << YAML::Value << false;
+  if (j.cluster.power_limit_w) out << YAML::Key << "power_limit_w" << YAML::Value << *j.cluster.power_limit_w;
   out << YAML::EndMap;
   const auto& p = j.parallelism;
   if (p.tensor > 1 || p.pipeline > 1 || p.context > 1 || p.expert > 1 || p.virtual_pipeline > 1 || p.data > 0) {
@@ -314,6 +333,13 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   if (j.sequences.packing) out << YAML::Key << "packing" << YAML::Value << true;
   if (j.sequences.attention_mask != "causal")
     out << YAML::Key << "attention_mask" << YAML::Value << j.sequences.attention_mask;
+  if (j.energy.any()) {
+    out << YAML::Key << "energy" << YAML::Value << YAML::BeginMap;
+    if (j.energy.pue) out << YAML::Key << "pue" << YAML::Value << *j.energy.pue;
+    if (j.energy.grid_gco2_per_kwh) out << YAML::Key << "grid_gco2_per_kwh" << YAML::Value << *j.energy.grid_gco2_per_kwh;
+    if (j.energy.host_w_per_gpu) out << YAML::Key << "host_w_per_gpu" << YAML::Value << *j.energy.host_w_per_gpu;
+    out << YAML::EndMap;
+  }
   if (j.usd_per_gpu_hour) {
     out << YAML::Key << "cost" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "usd_per_gpu_hour" << YAML::Value << *j.usd_per_gpu_hour << YAML::EndMap;

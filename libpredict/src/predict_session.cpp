@@ -80,6 +80,15 @@ void check_budgets(const PredictRequest& req, const std::vector<const Prediction
                                    std::to_string(*req.max_hours));
       }
     }
+    if (req.max_kwh) {
+      if (p.total_steps <= 0 || !p.energy.valid)
+        throw InputError("--max-kwh needs a run: (steps | epochs + dataset_size | tokens) in the job and a GPU with tdp_w");
+      if (p.energy.facility_kwh > *req.max_kwh) {
+        out.exit_code = 3;
+        out.stderr_lines.push_back("over budget: " + label + " needs " + std::to_string(p.energy.facility_kwh) +
+                                   " kWh (facility) > --max-kwh " + std::to_string(*req.max_kwh));
+      }
+    }
     if (req.max_cost) {
       if (p.total_steps <= 0 || !p.has_cost)
         throw InputError("--max-cost needs run: and cost.usd_per_gpu_hour in the job");

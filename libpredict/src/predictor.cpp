@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "ptp/predict/energy.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 
 
@@ -27,8 +28,9 @@ Predictor::~Predictor() = default;
 Prediction Predictor::predict(const JobSpec& job) const { return predict(resolve_job(job, catalogs_)); }
 
 Prediction Predictor::predict(const ResolvedJob& resolved) const {
-  if (bundle_) return bundle_->predict(resolved, constants_);
-  return predict_analytical(resolved, constants_);
+  Prediction p = bundle_ ? bundle_->predict(resolved, constants_) : predict_analytical(resolved, constants_);
+  apply_power_model(resolved, p);
+  return p;
 }
 
 }  // namespace ptp

@@ -23,6 +23,9 @@ RAW_FILES = [
     # published peak memory -> memory.csv (with its curator's README: memory kinds, units, caveats)
     ("shared", "memory/README.md"),
     ("shared", "memory/measured_memory.csv"),
+    # published training power -> power.csv (which keeps every published column); the curator's README
+    # says which rows are board, system or node power and which are upper bounds
+    ("shared", "power/README.md"),
 ]
 RAW_LIMIT_BYTES = 12 * 1000 * 1000
 
@@ -67,6 +70,12 @@ def write_memory_table(out, rows):
     write_csv(os.path.join(out, "memory.csv"), MEMORY_COLUMNS, rows)
 
 
+def write_power_table(out, rows):
+    """power.csv: one row per published power measurement (power.POWER_COLUMNS)."""
+    from .power import POWER_COLUMNS
+    write_csv(os.path.join(out, "power.csv"), POWER_COLUMNS, rows)
+
+
 def _file_entries(base, skip=()):
     entries = []
     for root, _, fnames in os.walk(base):
@@ -80,15 +89,17 @@ def _file_entries(base, skip=()):
     return entries
 
 
-def write_manifest(shared, out, n_rows, dups, memory_rows=None):
+def write_manifest(shared, out, n_rows, dups, memory_rows=None, power_rows=None):
     """MANIFEST.json: inputs and outputs sorted by path (excluding itself).
 
     n_rows: (runs, collectives, ops) row counts; dups: (runs, collectives, ops) exact duplicates dropped;
-    memory_rows: rows of memory.csv (listed after the training tables when given).
+    memory_rows, power_rows: rows of memory.csv and power.csv (listed after the training tables when given).
     """
     rows = OrderedDict(zip(("runs.csv", "collectives.csv", "ops.csv"), n_rows))
     if memory_rows is not None:
         rows["memory.csv"] = memory_rows
+    if power_rows is not None:
+        rows["power.csv"] = power_rows
     manifest = OrderedDict([
         ("schema_version", SCHEMA_VERSION),
         ("generator", GENERATOR),

@@ -11,11 +11,11 @@ import os
 import sys
 from collections import Counter
 
-from . import dle, kernels, lambda_labs, llm, memory, nccl_tests, neusight, vidur_collectives, vidur_ops
+from . import dle, kernels, lambda_labs, llm, memory, nccl_tests, neusight, power, vidur_collectives, vidur_ops
 from .checks import REPO_ROOT, check_catalog, check_outputs
 from .common import assign_point_ids, dedupe
 from .docs import write_readme, write_source_docs
-from .outputs import copy_raw, write_manifest, write_memory_table, write_tables
+from .outputs import copy_raw, write_manifest, write_memory_table, write_power_table, write_tables
 from .codebase import assign_codebases
 from .run_facts import describe_runs
 from .runs_common import assign_run_ids
@@ -81,12 +81,14 @@ def build(shared):
     """All three tables from shared/data: (runs, colls, ops, stats, dups); nothing is written.
 
     The peak-memory table (memory.csv, one row per published measurement, no dedupe) is not a
-    training table: its rows are in stats["memory_rows"]."""
+    training table: its rows are in stats["memory_rows"]; the measured-power table (power.csv, the same
+    way) in stats["power_rows"]."""
     stats = {}
     runs, run_dups = build_runs(shared, stats)
     colls, coll_dups = build_collectives(shared, stats)
     ops, op_dups = build_ops(shared, stats)
     stats["memory_rows"] = memory.build(shared, stats)
+    stats["power_rows"] = power.build(shared, stats)
     dups = (run_dups, coll_dups, op_dups)
     stats["dedup_text"] = "dropped: " + ", ".join(
         "%s: %d" % (name, n) for name, n in zip(("runs", "collectives", "ops"), dups))
@@ -105,6 +107,8 @@ def print_summary(runs, colls, ops, stats, dups):
     mem = stats["memory_rows"]
     print("memory.csv      %6d rows  %s" % (len(mem), dict(sorted(Counter(r["origin"] for r in mem).items()))))
     print("memory rows with a zoo model and a catalog GPU:", sum(1 for r in mem if r["model"] and r["gpu"]))
+    pw = stats["power_rows"]
+    print("power.csv       %6d rows  %s" % (len(pw), dict(sorted(Counter(r["origin"] for r in pw).items()))))
 
 
 def main(argv=None):
@@ -122,6 +126,7 @@ def main(argv=None):
     problems = check_outputs(runs, colls, ops)
     problems += check_catalog(runs, colls, ops)
     problems += memory.check(stats["memory_rows"], REPO_ROOT)
+    problems += power.check(stats["power_rows"], REPO_ROOT)
     if problems:
         for p in problems[:50]:
             print("CHECK FAILED:", p, file=sys.stderr)
@@ -129,10 +134,12 @@ def main(argv=None):
 
     write_tables(out, runs, colls, ops)
     write_memory_table(out, stats["memory_rows"])
+    write_power_table(out, stats["power_rows"])
     stats["raw_copied"], stats["raw_total"] = copy_raw(shared, out)
     write_readme(out, runs, colls, ops, stats)
     write_source_docs(out, stats, runs, colls, ops)
-    write_manifest(shared, out, (len(runs), len(colls), len(ops)), dups, memory_rows=len(stats["memory_rows"]))
+    write_manifest(shared, out, (len(runs), len(colls), len(ops)), dups, memory_rows=len(stats["memory_rows"]),
+                   power_rows=len(stats["power_rows"]))
 
     if not args.quiet:
         print_summary(runs, colls, ops, stats, dups)

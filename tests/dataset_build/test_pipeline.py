@@ -50,7 +50,8 @@ class Pipeline(unittest.TestCase):
         self.assertEqual((m["schema_version"], m["generator"], m["command"]),
                          (schema.SCHEMA_VERSION, "scripts/build_datasets.py",
                           "python3 scripts/build_datasets.py --shared ../shared/data --out datasets/"))
-        self.assertEqual(m["rows"], {"runs.csv": 23, "collectives.csv": 18, "ops.csv": 49, "memory.csv": 8})
+        self.assertEqual(m["rows"], {"runs.csv": 23, "collectives.csv": 18, "ops.csv": 49, "memory.csv": 8,
+                                      "power.csv": 13})
         self.assertEqual(m["exact_duplicates_dropped"], {"runs": 0, "collectives": 1, "ops": 0})
         self.assertIn("dle_throughput.csv", [d["path"] for d in m["inputs"]])
         outputs = [d["path"] for d in m["outputs"]]
@@ -62,6 +63,8 @@ class Pipeline(unittest.TestCase):
         self.assertIn("memory.csv", outputs)
         self.assertIn("raw/shared/memory/measured_memory.csv", outputs)
         self.assertIn("sources/memory.md", outputs)
+        self.assertIn("power.csv", outputs)
+        self.assertIn("raw/shared/power/README.md", outputs)
         self.assertIn("ops/xla-batched_gemm.csv", outputs)
         self.assertIn("raw/shared/kernels/xla_matmul_perf_table.csv", outputs)
         self.assertNotIn("raw/shared/kernels/mamf_ml_engineering.csv", outputs)

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ptp/predict/energy.hpp"
 #include "ptp/predict/output.hpp"
 
 using namespace ptp;
@@ -38,6 +39,11 @@ Prediction fixed_prediction() {
   p.memory.allocated_bytes = 21.5e9, p.memory.reserved_bytes = 23.65e9, p.memory.runtime_bytes = 1.35e9;
   p.memory.per_gpu_bytes = 25e9;
   p.memory.capacity_bytes = 80e9;
+  // Energy from the breakdown above: the A100's 400 W TDP, idle by the derived share, a carbon figure.
+  p.energy.valid = true, p.energy.tdp_w = 400, p.energy.idle_w = 104, p.energy.idle_derived = true;
+  p.energy.has_carbon = true, p.energy.grid_gco2_per_kwh = 400;
+  p.gemm_math_share = 0.8;
+  update_energy(p);
   p.predictor_kind = "learned", p.bundle = "models/default";
   p.compute_learned_share = 0.75, p.communication_predictor = "learned", p.aggregator_share = 1;
   p.warnings = {"an example warning"};

@@ -287,6 +287,7 @@ CalibrationFit Calibrator::fit_for(const TransferKey& job) const {
 void Calibrator::apply(Prediction& p) const {
   if (!p.valid || !(p.iteration_s > 0)) return;
   fit_for(transfer_key(p)).apply(p);
+  update_energy(p);  // the corrected parts change the phases' times
 }
 
 }  // namespace ptp

@@ -2,6 +2,7 @@
 // a data-parallel stream with the all-reduce buckets of the last micro-batch, then the optimizer; each
 // model-parallel kind (TP, CP, EP, pipeline sends) on its own track, its exposed time per micro-batch
 // spread over that micro-batch's forward and backward.
+#include "ptp/predict/energy_output.hpp"
 #include "ptp/predict/output.hpp"
 
 #include <algorithm>
@@ -72,6 +73,7 @@ std::string render_chrome_trace(const Prediction& p) {
       for (const auto& bk : p.buckets) ev("all_reduce bucket " + std::to_string(i++), "communication", 2, bwd_start + bk.ready_s, bk.duration_s);
     }
   }
+  const double kernels_end = t;
   if (b.pp_bubble > 0) {  // pipeline fill and drain, shown as one idle span
     ev("pipeline bubble", "pp_bubble", 1, t, b.pp_bubble);
     t += b.pp_bubble;
@@ -82,6 +84,7 @@ std::string render_chrome_trace(const Prediction& p) {
     t += b.loss_scaling;
   }
   ev("optimizer step", "optimizer", 1, t, b.optimizer);
+  append_energy_counters(p, events, kernels_end, t - b.loss_scaling);
   json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"},
                 {"otherData", {{"iteration_seconds", p.iteration_s}, {"predictor", p.predictor_kind}}}};
   return trace.dump() + "\n";

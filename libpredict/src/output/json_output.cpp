@@ -1,4 +1,5 @@
 #include "ptp/predict/output.hpp"
+#include "ptp/predict/energy_output.hpp"
 #include "ptp/vocab/version.hpp"
 
 namespace ptp {
@@ -92,6 +93,7 @@ nlohmann::json prediction_json(const Prediction& p) {
                  {"fp8_weight_copies_bytes", m.fp8_weight_copies},
                  {"activations_bytes", m.activations},
                  {"workspace_bytes", m.workspace}};
+  j["energy"] = energy_json(p.energy);
   j["predictor"] = {{"kind", p.predictor_kind},
                     {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
                     {"compute_learned_share", p.compute_learned_share},

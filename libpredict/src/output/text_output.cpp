@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ptp/predict/energy_output.hpp"
 #include "ptp/predict/output.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "text_cells.hpp"
@@ -132,6 +133,7 @@ std::string render_table(const Prediction& p) {
        fmt("%.1f", p.memory.reserved_bytes / kBytesPerGiB) + " reserved, " +
        fmt("%.1f", p.memory.runtime_bytes / kBytesPerGiB) + " CUDA context and NCCL; copies as " + p.memory.convention +
        "\n";
+  o += energy_text(p);
   if (p.total_steps > 0) {
     o += "total      " + fmt("%.0f", p.total_steps) + " steps, " + human_duration(p.total_seconds) + ", " +
          fmt("%.1f", p.gpu_hours) + " GPU-hours";
@@ -160,6 +162,7 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
                         "parallelism.context", "parallelism.expert", "parallelism.data", "parallelism.sharding",
                         "predictor.compute_learned_share", "predictor.communication"})
     header.emplace_back(h);
+  for (const auto& h : energy_csv_header()) header.push_back(h);
   const bool calibrated =
       std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.prediction.calibration.applied; });
   if (calibrated)
@@ -195,6 +198,7 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
           std::to_string(p.layout.context), std::to_string(p.layout.expert), std::to_string(p.layout.data),
           p.layout.sharding, g(p.compute_learned_share), p.communication_predictor};
     cells.insert(cells.end(), values.begin(), values.end());
+    for (auto& c : energy_csv_cells(p.energy)) cells.push_back(std::move(c));
     if (calibrated) {
       const auto& c = p.calibration;
       for (const auto& v : {c.applied ? std::to_string(c.points) : std::string(), c.method, calibration_factors_cell(c),

@@ -26,6 +26,14 @@ double search_objective_value(const Prediction& p, SearchObjective o) {
     case SearchObjective::gpu_hours:
       // Without a run, GPU-seconds per sample rank the same way.
       return run ? p.gpu_hours : p.num_gpus / p.samples_per_second;
+    case SearchObjective::energy:
+      // Facility kWh of the run; without a run, facility joules per sample rank the same way.
+      if (!p.energy.valid) throw InputError("--objective energy needs a GPU with tdp_w in the catalog");
+      return run ? p.energy.facility_kwh : p.energy.facility_j_per_step / (p.samples_per_second * p.iteration_s);
+    case SearchObjective::carbon:
+      if (!p.energy.valid || !run || !p.energy.has_carbon)
+        throw InputError("--objective carbon needs run: and energy.grid_gco2_per_kwh in the job");
+      return p.energy.gco2e;
     default:
       return run ? p.total_seconds : 1 / p.samples_per_second;
   }

@@ -1,5 +1,6 @@
 #include "search_fields.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace ptp {
@@ -20,6 +21,18 @@ const std::vector<SearchField>& search_fields() {
        [](JobSpec& j, const std::string& v) { j.cluster.gpus_per_node = static_cast<int>(as_ll(v)); }},
       {"cluster.inter_node", [](const JobSpec& j) { return j.cluster.inter_node; },
        [](JobSpec& j, const std::string& v) { j.cluster.inter_node = v; }},
+      // A power cap outside the GPU's range makes that configuration invalid when it is predicted.
+      {"cluster.power_limit_w",
+       [](const JobSpec& j) {
+         if (!j.cluster.power_limit_w) return std::string();
+         char text[32];
+         std::snprintf(text, sizeof text, "%.10g", *j.cluster.power_limit_w);
+         return std::string(text);
+       },
+       [](JobSpec& j, const std::string& v) {
+         if (v.empty()) j.cluster.power_limit_w.reset();
+         else j.cluster.power_limit_w = std::stod(v);
+       }},
       {"precision", [](const JobSpec& j) { return j.precision; },
        [](JobSpec& j, const std::string& v) { j.precision = v; }},
       {"optimizer", [](const JobSpec& j) { return j.optimizer; },

@@ -27,7 +27,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   out.stdout_text = render_search(result, req.format);
   if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
   if (result.rows.empty()) {
-    if (req.max_hours || req.max_cost) {
+    if (req.max_hours || req.max_cost || req.max_kwh) {
       out.exit_code = 3;
       out.stderr_lines.push_back("over budget: no configuration of the space fits in memory");
     }

@@ -184,8 +184,10 @@ SearchObjective parse_search_objective(const std::string& name) {
   if (name == "time") return SearchObjective::time;
   if (name == "cost") return SearchObjective::cost;
   if (name == "gpu_hours") return SearchObjective::gpu_hours;
-  throw InputError("--objective '" + name + "': expected time | cost | gpu_hours" +
-                   did_you_mean(name, {"time", "cost", "gpu_hours"}));
+  if (name == "energy") return SearchObjective::energy;
+  if (name == "carbon") return SearchObjective::carbon;
+  throw InputError("--objective '" + name + "': expected time | cost | gpu_hours | energy | carbon" +
+                   did_you_mean(name, {"time", "cost", "gpu_hours", "energy", "carbon"}));
 }
 
 const char* search_objective_name(SearchObjective o) {
@@ -194,6 +196,10 @@ const char* search_objective_name(SearchObjective o) {
       return "cost";
     case SearchObjective::gpu_hours:
       return "gpu_hours";
+    case SearchObjective::energy:
+      return "energy";
+    case SearchObjective::carbon:
+      return "carbon";
     default:
       return "time";
   }

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ptp/predict/energy.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
 namespace ptp {
@@ -18,6 +19,10 @@ struct ClusterSpec {
   // NCCL peer-to-peer inside a node (false: NCCL_P2P_DISABLE=1, collectives staged through host
   // memory, as Lambda's benchmark scripts ran for a while).
   bool nccl_p2p = true;
+  // What-if power cap per GPU (W); checked against the GPU's range when the job is predicted, so
+  // its place in the file is kept for that message.
+  std::optional<double> power_limit_w;
+  int power_limit_line = 0, power_limit_column = 0;
 };
 
 struct RunSpec {
@@ -95,6 +100,7 @@ struct JobSpec {
   FinetuneSpec finetune;
   SequenceLayoutSpec sequences;
   MemorySpec memory;
+  EnergySpec energy;
 };
 
 // key=value overrides (--set) are applied to the YAML tree before validation so they get the same

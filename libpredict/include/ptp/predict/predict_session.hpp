@@ -24,6 +24,7 @@ struct PredictRequest {
   std::vector<SweepAxis> sweeps;
   std::string format = "table";  // a name in output_formats()
   std::optional<double> max_hours, max_cost;
+  std::optional<double> max_kwh;  // facility kWh of the run (energy.hpp)
   std::string trace_path;
   // MEASURED.csv (--calibrate): measured steps of jobs like these; the fit corrects every prediction.
   // --set and --sweep edit the predicted jobs only: the CSV's jobs are what was measured.

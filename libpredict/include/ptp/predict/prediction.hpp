@@ -5,6 +5,8 @@
 #include <vector>
 #include <utility>
 
+#include "ptp/predict/energy.hpp"
+
 namespace ptp {
 
 struct StepBreakdown {
@@ -109,6 +111,7 @@ struct Prediction {
   bool has_cost = false;
   double cost_usd = 0;
   MemoryEstimate memory;
+  EnergyEstimate energy;  // energy.hpp; valid when the GPU has a TDP
   std::string predictor_kind = "analytical", bundle;
   std::string bundle_checksum;  // the bundle's CHECKSUM (SHA-256 of its manifest), learned predictions only
   // Who answered: the share of predicted op time (forward + backward kernels of the paced stage)

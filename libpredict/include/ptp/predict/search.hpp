@@ -45,7 +45,7 @@ SearchSpace parse_search_space(const std::string& text, const std::string& path,
                                const std::string& job_file, const std::vector<Override>& overrides,
                                const Predictor& predictor);
 
-enum class SearchObjective { time, cost, gpu_hours };
+enum class SearchObjective { time, cost, gpu_hours, energy, carbon };
 SearchObjective parse_search_objective(const std::string& name);  // InputError naming the choices
 const char* search_objective_name(SearchObjective o);
 

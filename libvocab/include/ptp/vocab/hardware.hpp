@@ -20,6 +20,10 @@ struct GpuSpec {
   double memory_bandwidth_gbs = 0;
   double l2_cache_mb = 0;
   double tdp_w = 0;
+  // Board power while the GPU holds a context and waits, and the range nvidia-smi accepts for a
+  // power cap (max: TDP). 0 where no public figure is known: ptp::gpu_idle_w and friends
+  // (libpredict energy.hpp) then derive them from TDP by a stated rule.
+  double idle_w = 0, power_limit_min_w = 0, power_limit_max_w = 0;
   std::map<std::string, double> peak_tflops;  // dense peaks by math mode
   std::string intra_kind;
   double intra_bandwidth_gbs = 0;  // per GPU, one direction

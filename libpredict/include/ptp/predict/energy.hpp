@@ -1,0 +1,90 @@
+#pragma once
+// Board power and energy per step from the step model's phases (issue 31). What is measured and
+// what is modelled: docs/energy-evaluation.md. Every constant below was read or fitted on
+// datasets/power.csv (shared/data/power: Zeus NSDI'23 power-limit trace, Perseus SOSP'24 artifact).
+#include <optional>
+#include <string>
+
+namespace ptp {
+
+struct GpuSpec;
+struct Prediction;
+struct ResolvedJob;
+
+// The job spec's optional `energy:` section. Unset fields take the defaults below (reported as
+// defaults).
+struct EnergySpec {
+  std::optional<double> pue, grid_gco2_per_kwh, host_w_per_gpu;
+  bool any() const { return pue || grid_gco2_per_kwh || host_w_per_gpu; }
+};
+
+namespace power_model {
+// Power of a GPU that holds a context and waits (communication, pipeline bubble, host gaps), as a
+// share of TDP where the catalog has no idle_w: the mean of the two measured blocking powers in
+// power.csv (Perseus: A100 83.6 W = 0.28 of 300 W, A40 70.4 W = 0.23 of 300 W).
+inline constexpr double kIdleShareOfTdp = 0.26;
+// Smallest power cap as a share of TDP where the catalog has no power_limit_min_w: the lowest cap the
+// Zeus sweeps set relative to TDP (A40: 100 W of 300 W).
+inline constexpr double kMinLimitShareOfTdp = 0.33;
+// Share of the dynamic range (TDP - idle) drawn while compute-bound (GEMM / convolution kernels) at
+// default clocks: power.csv rows that are compute-bound at the default cap sit at 0.906 of TDP
+// (median of 16 Perseus BF16 stage profiles at maximum clock, 0.92-1.00, and 38 Zeus ResNet-50 /
+// BERT-base rows at the larger half of their batch sizes, 0.66-0.97; scripts/fit_power_constants.py):
+// (0.906 - 0.26) / 0.74 = 0.87.
+inline constexpr double kComputeActivity = 0.87;
+// ... while memory-bound (element-wise, normalisation, optimizer). No row of power.csv isolates
+// memory-bound kernels: an assumption (half of the dynamic range), not a fit.
+inline constexpr double kMemoryActivity = 0.5;
+// Under a binding cap the board settles at this share of the cap (median measured power / cap of
+// the 550 Zeus rows whose cap binds; fitted).
+inline constexpr double kCapSettle = 0.944;
+// A phase whose power a cap lowers from P to P' stretches by (P / P')^gamma: gamma fitted on the
+// 318 binding-cap Zeus rows of jobs drawing >= 0.8 TDP uncapped (median of log time ratio / log
+// power ratio). In sample (caps >= 0.5 TDP): time 5.3 %, energy 6.3 % MAPE; leaving one GPU out
+// (A40, RTX 6000, V100): gamma 0.377-0.409, time 3.5-7.9 %, energy 4.2-8.9 % MAPE.
+inline constexpr double kCapTimeExponent = 0.397;
+// Memory-bound phases: a cap lowers SM clocks, not the memory clock; half the exponent (assumed).
+inline constexpr double kCapTimeExponentMemory = 0.20;
+// Defaults when the job's energy section does not say: GPUs are ~70 % of server power during
+// training (Zeus project page; Dodge et al. 2022 Table 1: 74 %), and datacentre PUE 1.1 (Patterson
+// et al. 2021 Table 4: 1.09-1.12).
+inline constexpr double kBoardShareOfNode = 0.70;
+inline constexpr double kDefaultPue = 1.10;
+}  // namespace power_model
+
+struct EnergyEstimate {
+  bool valid = false;
+  double tdp_w = 0, idle_w = 0;
+  bool idle_derived = false;  // idle_w from kIdleShareOfTdp, not the catalog
+  double power_limit_w = 0;   // the cap the job sets (0: the default, TDP)
+  double step_stretch = 1;    // the cap's effect on the step (1: none)
+  // Per GPU per optimizer step: seconds in each phase and the board power drawn in it.
+  double compute_s = 0, memory_s = 0, communication_s = 0, bubble_s = 0, other_s = 0;
+  double compute_w = 0, memory_w = 0, wait_w = 0;  // communication, bubble and other draw wait_w
+  double avg_board_w = 0;     // per GPU, over the step
+  double board_j_per_step = 0;  // all GPU boards
+  double host_w_per_gpu = 0;
+  bool host_default = true;   // node = boards / kBoardShareOfNode
+  double node_j_per_step = 0;
+  double pue = power_model::kDefaultPue;
+  bool pue_default = true;
+  double facility_j_per_step = 0;
+  bool has_run = false;       // kWh per run needs run: in the job
+  double board_kwh = 0, node_kwh = 0, facility_kwh = 0;
+  bool has_carbon = false;    // energy.grid_gco2_per_kwh given
+  double grid_gco2_per_kwh = 0, gco2e = 0;  // facility energy of the run x grid intensity
+};
+
+// The catalog's values, or the stated rules above where it has none.
+double gpu_idle_w(const GpuSpec& g);
+double gpu_power_limit_min_w(const GpuSpec& g);
+double gpu_power_limit_max_w(const GpuSpec& g);
+
+// cluster.power_limit_w as a what-if: checks it against the GPU's range (InputError at the field's
+// line:column) and stretches the step's compute and memory phases. Then fills p.energy. Called once
+// per prediction after the step is predicted.
+void apply_power_model(const ResolvedJob& job, Prediction& p);
+// Recomputes p.energy from p's (possibly recalibrated) breakdown with the inputs it already holds.
+void update_energy(Prediction& p);
+
+}  // namespace ptp

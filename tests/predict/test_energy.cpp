@@ -1,0 +1,146 @@
+// The energy estimate (energy.hpp): catalog power fields, the job's energy section and power cap,
+// the phase model's arithmetic, and the power-cap what-if against the Zeus trade-off table.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ptp/predict/energy.hpp"
+#include "ptp/predict/energy_output.hpp"
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/output.hpp"
+#include "ptp/predict/predictor.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/hardware.hpp"
+
+using namespace ptp;
+
+namespace {
+std::string configs() { return std::string(PTP_SOURCE_DIR) + "/configs"; }
+const Predictor& predictor() {
+  static const Predictor p(configs(), "", false);
+  return p;
+}
+const std::string kLlm =
+    "model: llama3-8b\nprecision: bf16\nbatch_size: 1\nseq_len: 4096\nglobal_batch_size: 64\n"
+    "cluster:\n  gpu: h100-sxm5-80gb\n  num_gpus: 8\nrun:\n  steps: 1000\n";
+JobSpec parse(const std::string& text) { return parse_job_spec(YamlReader::load_string(text, "job.yaml")); }
+Prediction predict(const std::string& text) { return predictor().predict(parse(text)); }
+}  // namespace
+
+TEST_CASE("catalog power fields: stated where the data has them, derived by the stated rule elsewhere", "[energy]") {
+  const auto gpus = load_gpu_catalog(configs() + "/gpus");
+  const auto& a40 = gpus.get("a40", "test");
+  CHECK(gpu_idle_w(a40) == 70);  // Perseus blocking power
+  CHECK(gpu_power_limit_min_w(a40) == 100);
+  CHECK(gpu_power_limit_max_w(a40) == 300);
+  const auto& h100 = gpus.get("h100-sxm5-80gb", "test");
+  CHECK(h100.idle_w == 0);
+  CHECK(gpu_idle_w(h100) == Approx(0.26 * 700));
+  CHECK(gpu_power_limit_min_w(h100) == Approx(0.33 * 700));
+  CHECK(gpu_power_limit_max_w(h100) == 700);
+  for (const auto& g : gpus.all()) {
+    if (g.tdp_w <= 0) continue;
+    INFO(g.id);
+    CHECK(gpu_idle_w(g) < gpu_power_limit_min_w(g));
+    CHECK(gpu_power_limit_min_w(g) < gpu_power_limit_max_w(g));
+  }
+}
+
+TEST_CASE("energy section and power cap are parsed and echoed", "[energy]") {
+  const auto j = parse(kLlm + "energy:\n  pue: 1.3\n  grid_gco2_per_kwh: 400\n  host_w_per_gpu: 150\n");
+  CHECK(*j.energy.pue == 1.3);
+  CHECK(*j.energy.grid_gco2_per_kwh == 400);
+  CHECK(*j.energy.host_w_per_gpu == 150);
+  CHECK_FALSE(j.cluster.power_limit_w);
+  const auto capped = parse("model: llama3-8b\nprecision: bf16\nbatch_size: 1\nseq_len: 4096\n"
+                            "cluster:\n  gpu: h100-sxm5-80gb\n  power_limit_w: 500\n");
+  CHECK(*capped.cluster.power_limit_w == 500);
+  CHECK(capped.cluster.power_limit_line == 7);
+  const auto again = parse(job_spec_to_yaml(j));
+  CHECK(*again.energy.pue == 1.3);
+  CHECK(*again.energy.host_w_per_gpu == 150);
+  CHECK_THROWS_WITH(parse(kLlm + "energy:\n  pue: 0.95\n"), Catch::Contains("job.yaml:12:8: energy.pue: value 0.95 out of range"));
+}
+
+TEST_CASE("energy per step adds up from the phases; node and facility take stated defaults", "[energy]") {
+  const auto p = predict(kLlm);
+  const auto& e = p.energy;
+  REQUIRE(e.valid);
+  CHECK(e.idle_derived);
+  CHECK(e.avg_board_w > e.idle_w);
+  CHECK(e.avg_board_w < e.tdp_w);
+  CHECK(e.compute_s + e.memory_s + e.communication_s + e.bubble_s + e.other_s == Approx(p.iteration_s));
+  const double gpu_j = e.compute_s * e.compute_w + e.memory_s * e.memory_w +
+                       (e.communication_s + e.bubble_s + e.other_s) * e.wait_w;
+  CHECK(e.board_j_per_step == Approx(8 * gpu_j));
+  CHECK(e.avg_board_w == Approx(gpu_j / p.iteration_s));
+  CHECK(e.host_default);
+  CHECK(e.node_j_per_step == Approx(e.board_j_per_step / 0.70));
+  CHECK(e.pue_default);
+  CHECK(e.facility_j_per_step == Approx(e.node_j_per_step * 1.10));
+  CHECK(e.board_kwh == Approx(e.board_j_per_step * 1000 / 3.6e6));
+  CHECK_FALSE(e.has_carbon);
+  const auto j = energy_json(e);
+  CHECK(j["run"]["gco2e"].is_null());
+  CHECK(j["pue_default"] == true);
+
+  const auto c = predict(kLlm + "energy:\n  pue: 1.2\n  grid_gco2_per_kwh: 400\n  host_w_per_gpu: 100\n");
+  CHECK(c.iteration_s == p.iteration_s);  // the energy section never changes the step
+  CHECK(c.energy.node_j_per_step == Approx(c.energy.board_j_per_step + 100 * 8 * c.iteration_s));
+  CHECK(c.energy.gco2e == Approx(c.energy.facility_kwh * 400));
+}
+
+TEST_CASE("a power cap stretches the step and lowers energy; the default cap changes nothing", "[energy]") {
+  const auto p = predict(kLlm);
+  std::string capped_text = kLlm;
+  capped_text.replace(capped_text.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 490\n");
+  const auto c = predict(capped_text);
+  CHECK(c.energy.power_limit_w == 490);
+  CHECK(c.iteration_s > p.iteration_s * 1.03);
+  CHECK(c.iteration_s < p.iteration_s * 1.25);
+  CHECK(c.energy.board_j_per_step < p.energy.board_j_per_step);
+  CHECK(c.breakdown.communication_exposed == Approx(p.breakdown.communication_exposed));
+  std::string full = kLlm;
+  full.replace(full.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 700\n");
+  CHECK(predict(full).iteration_s == p.iteration_s);
+  std::string low = kLlm;
+  low.replace(low.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 150\n");
+  CHECK_THROWS_WITH(predict(low), Catch::Contains("job.yaml:9:18: cluster.power_limit_w: value 150 W outside "
+                                                  "h100-sxm5-80gb's power-limit range 231 W to 700 W"));
+}
+
+// The Zeus trace's median trade-off for jobs drawing >= 0.8 TDP uncapped (shared/data/power/README.md,
+// fact 5) against the what-if for a wholly compute-bound phase: within 10 % from 0.6 to 0.9 x TDP;
+// at 0.5 x TDP the model misses (time -11 %, energy -17 %), which the docs state.
+TEST_CASE("power-cap what-if follows the published Zeus trade-off from 0.6 to 0.9 x TDP", "[energy]") {
+  namespace pm = power_model;
+  const double idle = pm::kIdleShareOfTdp;
+  const double busy = idle + pm::kComputeActivity * (1 - idle);  // uncapped, as a share of TDP
+  struct Point {
+    double cap, time, energy;
+  };
+  for (const Point& pt : {Point{0.9, 1.02, 0.95}, Point{0.8, 1.05, 0.88}, Point{0.7, 1.11, 0.82},
+                          Point{0.6, 1.18, 0.77}}) {
+    const double settled = pm::kCapSettle * pt.cap;
+    const double time = std::pow(busy / settled, pm::kCapTimeExponent);
+    const double energy = time * settled / busy;
+    INFO("cap " << pt.cap << " time " << time << " energy " << energy);
+    CHECK(std::fabs(time / pt.time - 1) < 0.10);
+    CHECK(std::fabs(energy / pt.energy - 1) < 0.10);
+  }
+}
+
+TEST_CASE("the trace carries a board-power counter track", "[energy]") {
+  const auto p = predict(kLlm);
+  const auto trace = nlohmann::json::parse(render_chrome_trace(p));
+  int counters = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "C") {
+      ++counters;
+      CHECK(e["args"]["W"].get<double>() >= p.energy.wait_w);
+      CHECK(e["args"]["W"].get<double>() <= p.energy.tdp_w);
+      CHECK(e["ts"].get<double>() <= p.iteration_s * 1e6 * 1.001);
+    }
+  CHECK(counters == 4);
+}
