@@ -169,7 +169,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
     fail(job, rj.sequences.avg_seq_len > 0 ? "avg_seq_len" : "packing",
          "unpadded and packed sequences are modelled for transformer models; '" + r.model->id + "' is a " +
              r.model->family + " model");
-  apply_finetune(r.workload, rj.finetune, job.file, r.model->id);
+  apply_finetune(r.workload, rj, r.model->id);
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
   validate_layout(r, par.pipeline > 1 ? count_blocks(r.workload) : 0);  // walks every op: only when it matters
   return r;

@@ -187,6 +187,8 @@ TEST_CASE("cross-field errors name file:line:column of the field", "[job_spec][i
              Catch::StartsWith("job.yaml:13:32: parallelism.data: is 3"));
   CHECK_THAT(error_of(replace(kValid, "seq_len: 512", "seq_len: 512\nglobal_batch_size: 100")),
              Catch::StartsWith("job.yaml:5:20: global_batch_size: must be a multiple"));
+  CHECK_THAT(error_of(kValid + std::string("finetune: {method: lora, rank: 2048}\n")),
+             Catch::StartsWith("job.yaml:13:32: finetune.rank: 2048 exceeds the smallest adapted projection"));
   // A value from --set has no place in the file.
   auto doc = YamlReader::load_string(kValid, "job.yaml");
   YAML::Node root = doc.node();
