@@ -67,10 +67,11 @@ void record_positions(const YAML::Node& map, const std::string& prefix, int dept
 }
 
 // A model path written in a job file is relative to that file, so a job runs from any directory.
-// One given with --set (no mark) stays relative to the working directory, where it was typed.
-std::string resolve_model_path(const std::string& model, const YamlReader& node, const std::string& job_file) {
+// (apply_override has already made one given with --set absolute: it was typed relative to the
+// working directory. Marks cannot tell them apart: sweep points parse clones, which have none.)
+std::string resolve_model_path(const std::string& model, const std::string& job_file) {
   namespace fs = std::filesystem;
-  if (!model_is_path(model) || node.node().Mark().line < 0) return model;
+  if (!model_is_path(model)) return model;
   const fs::path p(model);
   const fs::path folder = fs::path(job_file).parent_path();
   if (p.is_absolute() || folder.empty()) return model;
@@ -213,6 +214,11 @@ void apply_override(YAML::Node& root, const Override& override_or_unset) {
   } catch (const YAML::Exception&) {
     value = YAML::Node(ov.second);
   }
+  if (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
+    if (!ec) value = YAML::Node(absolute.lexically_normal().string());
+  }
   // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
   std::vector<YAML::Node> chain{root};
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -234,7 +240,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.file = doc.file();
   j.model = doc.get_string("model");
   if (j.model.empty()) doc.child("model").fail("must not be empty");
-  j.model = resolve_model_path(j.model, doc.child("model"), doc.file());
+  j.model = resolve_model_path(j.model, doc.file());
   record_positions(doc.node(), "", 0, j);
   j.precision = doc.get_string("precision");
   if (!find_precision_policy(j.precision)) {

@@ -1,6 +1,7 @@
 // End-to-end: the real ptp-predict binary on the shipped example jobs and on bad input.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
@@ -128,4 +129,22 @@ finetune: {method: lora, rank: 16}
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.out.empty());
   CHECK_THAT(unknown.err, Catch::Contains("--unset 'finetun': unknown field 'finetun' (did you mean: finetune"));
+}
+
+// Issue 30, item 1a, end to end: every sweep point (parsed from a clone of the file's tree) finds the
+// model next to the job file, from any working directory.
+TEST_CASE("a relative model path works from another directory and in every sweep point", "[cli][issue30]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = ptp::test::temp_dir();
+  fs::create_directories(dir / "models");
+  fs::copy_file(source_path("configs/models/bert-large.yaml"), dir / "models" / "bert-large.yaml");
+  std::ofstream(dir / "job.yaml") << "model: models/bert-large.yaml\nprecision: amp_fp16\nbatch_size: 32\n"
+                                     "seq_len: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n";
+  const auto r = run_command("cd / && " + predict((dir / "job.yaml").string() +
+                                                  " --sweep precision=fp32,amp_fp16,amp_bf16 --format csv"));
+  CHECK(r.exit_code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 4);
+  CHECK(r.out.find("invalid") == std::string::npos);
+  CHECK(r.out.find("not found") == std::string::npos);
+  fs::remove_all(dir);
 }
