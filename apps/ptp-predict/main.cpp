@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "../cli_number.hpp"
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
@@ -17,7 +18,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ptp-predict: precision-aware training-time prediction from a YAML job spec"};
   app.set_version_flag("--version", ptp::version_line("ptp-predict", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion + ", output schema " + std::to_string(ptp::kOutputSchemaVersion)));
   ptp::PredictRequest req;
-  std::vector<std::string> sets, sweeps;
+  std::vector<std::string> sets, unsets, sweeps;
   std::string bundle, config_dir;
   bool analytical = false;
   double max_hours = -1, max_cost = -1, max_kwh = -1;
@@ -26,12 +27,13 @@ int main(int argc, char** argv) {
   for (const auto& f : ptp::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
   app.add_option("--format", req.format, formats)->check(CLI::IsMember(ptp::output_format_names()));
   app.add_option("--set", sets, "override a spec field: key=value (repeatable)");
+  app.add_option("--unset", unsets, "remove a spec field before --set applies: dotted key (repeatable)");
   app.add_option("--sweep", sweeps, "sweep a field: key=v1,v2,... (repeatable; cross-product)");
-  app.add_option("--max-hours", max_hours, "exit 3 when the predicted wall time exceeds H hours")->check(CLI::NonNegativeNumber);
-  app.add_option("--max-cost", max_cost, "exit 3 when the predicted cost exceeds USD")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-hours", max_hours, "exit 3 when the predicted wall time exceeds H hours")->check(ptp::cli::number_in(0, 1e9));
+  app.add_option("--max-cost", max_cost, "exit 3 when the predicted cost exceeds USD")->check(ptp::cli::number_in(0, 1e15));
   app.add_option("--max-kwh", max_kwh,
                  "exit 3 when the run's predicted facility energy (GPU boards + node share, x PUE) exceeds kWh")
-      ->check(CLI::NonNegativeNumber);
+      ->check(ptp::cli::number_in(0, 1e15));
   app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
   app.add_option("--calibrate", req.calibrate_path,
                  "MEASURED.csv (columns job, step_time_s): fit the prediction to your stack's measured steps");
@@ -62,11 +64,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "ptp-predict: " << e.what() << "\n";
+    std::cerr << "ptp-predict: error: " << ptp::one_line(e.what()) << "\n";
     return 2;
   }
   try {
     if (config_dir.empty()) config_dir = ptp::config_root();
+    // Removals first, so --unset finetune --set finetune.method=lora,... replaces a whole section.
+    for (const auto& s : unsets) req.overrides.push_back(ptp::parse_unset(s));
     for (const auto& s : sets) req.overrides.push_back(ptp::parse_override(s));
     for (const auto& s : sweeps) req.sweeps.push_back(ptp::parse_sweep_axis(s));
     if (max_hours >= 0) req.max_hours = max_hours;

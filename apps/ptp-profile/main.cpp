@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cuda", "host"}));
   app.add_flag("--plan", opt.plan, "print every point and the estimated wall time, run nothing");
   app.add_option("--gpu", opt.gpu, "GPU catalog id (configs/gpus): planning target / name of the device");
-  app.add_option("--device", opt.device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  app.add_option("--device", opt.device, "CUDA device ordinal")->check(CLI::Range(0, 1023));
   app.add_option("--out", opt.out, "output stem: writes STEM.ops.csv and STEM.collectives.csv");
   app.add_flag("--resume", opt.resume, "continue an interrupted run: skip point_ids already in the output");
   app.add_option("--budget", budget, "stop cleanly after this long (e.g. 30m, 1h); informative points first");
@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
   ing->add_option("log", ingest_log, "nccl-tests output (all_reduce_perf etc.)")->required();
   ing->add_option("--gpu", ingest.gpu, "GPU catalog id of the GPUs in the log")->required();
   ing->add_option("--collective", ingest.collective, "override the collective named in the log");
-  ing->add_option("--ranks", ingest.ranks, "ranks (default: count of '#  Rank' lines)");
-  ing->add_option("--nodes", ingest.nodes, "nodes the run spanned")->check(CLI::PositiveNumber);
+  ing->add_option("--ranks", ingest.ranks, "ranks (default: count of '#  Rank' lines)")->check(CLI::Range(1, 10000000));
+  ing->add_option("--nodes", ingest.nodes, "nodes the run spanned")->check(CLI::Range(1, 100000));
   ing->add_option("--fabric-inter", ingest.fabric_inter, "inter-node fabric id");
   ing->add_option("--source-ref", ingest.source_ref, "provenance (default: the log path)");
   ing->add_option("--out", ingest_out, "collectives CSV to create or append to (default: stdout)");
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "ptp-profile: " << e.what() << "\n";
+    std::cerr << "ptp-profile: error: " << ptp::one_line(e.what()) << "\n";
     return 2;
   }
 

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "ptp-train: " << e.what() << "\n";
+    std::cerr << "ptp-train: error: " << ptp::one_line(e.what()) << "\n";
     return 2;
   }
   options.cross_validate = !no_cv;

@@ -1,8 +1,10 @@
 #include "ptp/predict/job_spec.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
+#include "ptp/predict/model_zoo.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
@@ -48,6 +50,35 @@ YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
     default:
       return YAML::Node(YAML::NodeType::Null);
   }
+}
+
+// Scalars are placed at their value (where a wrong value is), mappings and lists at their key. A
+// value from --set has no mark and so no position.
+void record_positions(const YAML::Node& map, const std::string& prefix, int depth, JobSpec& j) {
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) continue;
+    const std::string name = prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (v.Mark().line < 0) continue;
+    const YAML::Mark at = v.IsMap() || v.IsSequence() ? kv.first.Mark() : v.Mark();
+    if (at.line >= 0) j.positions[name] = {at.line + 1, at.column + 1};
+    if (v.IsMap() && depth < 2) record_positions(v, name, depth + 1, j);
+  }
+}
+
+// A model path written in a job file is relative to that file, so a job runs from any directory.
+// (apply_override has already made one given with --set absolute: it was typed relative to the
+// working directory. Marks cannot tell them apart: sweep points parse clones, which have none.)
+std::string resolve_model_path(const std::string& model, const std::string& job_file) {
+  namespace fs = std::filesystem;
+  if (!model_is_path(model)) return model;
+  const fs::path p(model);
+  const fs::path folder = fs::path(job_file).parent_path();
+  if (p.is_absolute() || folder.empty()) return model;
+  std::string out = (folder / p).lexically_normal().string();
+  // Normalising "jobs/../x" to "x" would turn the path into a zoo id.
+  if (!model_is_path(out)) out = "./" + out;
+  return out;
 }
 
 void parse_memory(const YamlReader& doc, JobSpec& j) {
@@ -112,6 +143,17 @@ void parse_sequence_layout(const YamlReader& doc, JobSpec& j) {
 }
 }  // namespace
 
+std::string field_prefix(const JobSpec& job, const std::string& field) {
+  const auto it = job.positions.find(field);
+  const int line = it == job.positions.end() ? 0 : it->second.first;
+  const int column = it == job.positions.end() ? 0 : it->second.second;
+  return format_location(job.file, line, column) + ": " + (field.empty() ? "" : field + ": ");
+}
+
+void fail_field(const JobSpec& job, const std::string& field, const std::string& why) {
+  throw InputError(field_prefix(job, field) + why);
+}
+
 bool FinetuneSpec::targets_attention() const {
   return std::find(targets.begin(), targets.end(), "attention") != targets.end() ||
          std::find(targets.begin(), targets.end(), "all") != targets.end();
@@ -125,6 +167,12 @@ bool sharding_shards_weights(const std::string& sharding) {
   return sharding == "zero3" || sharding == "fsdp" || sharding == "hsdp";
 }
 
+Override parse_unset(const std::string& key) {
+  if (key.empty() || key.find('=') != std::string::npos)
+    throw InputError("--unset '" + key + "': expected a dotted key (e.g. finetune.rank)");
+  return {kUnsetMark + key, ""};
+}
+
 Override parse_override(const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -132,23 +180,49 @@ Override parse_override(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-void apply_override(YAML::Node& root, const Override& ov) {
+void apply_override(YAML::Node& root, const Override& override_or_unset) {
+  const bool unset = override_or_unset.first.rfind(kUnsetMark, 0) == 0;
+  const Override ov{unset ? override_or_unset.first.substr(kUnsetMark.size()) : override_or_unset.first,
+                    override_or_unset.second};
+  const std::string flag = unset ? "--unset '" : "--set '";
   std::vector<std::string> parts;
   std::stringstream ss(ov.first);
   for (std::string p; std::getline(ss, p, '.');) {
-    if (p.empty()) throw InputError("--set '" + ov.first + "': empty path component");
+    if (p.empty()) throw InputError(flag + ov.first + "': empty path component");
     parts.push_back(p);
   }
-  if (parts.size() > 4) throw InputError("--set '" + ov.first + "': path too deep");
+  if (parts.empty()) throw InputError(flag + ov.first + "': empty key");
+  if (parts.size() > 4) throw InputError(flag + ov.first + "': path too deep");
   const auto& top = parts.front();
   if (std::find(kTopKeys.begin(), kTopKeys.end(), top) == kTopKeys.end())
-    throw InputError("--set '" + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, kTopKeys));
+    throw InputError(flag + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, kTopKeys));
+  if (unset) {
+    // Removing what is not there is refused: a misspelt key must not pass as done.
+    std::vector<YAML::Node> chain{root};
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      YAML::Node next = chain.back()[parts[i]];
+      if (!next.IsDefined() || !next.IsMap())
+        throw InputError(flag + ov.first + "': the job has no mapping '" + parts[i] + "'");
+      chain.push_back(next);
+    }
+    YAML::Node parent = chain.back();
+    const auto keys = YamlReader(parent, "", "").keys();
+    if (std::find(keys.begin(), keys.end(), parts.back()) == keys.end())
+      throw InputError(flag + ov.first + "': the job has no field '" + ov.first + "'" + did_you_mean(parts.back(), keys));
+    parent.remove(parts.back());
+    return;
+  }
   YAML::Node value;
   try {
     int budget = 10000;
     value = unmarked(YAML::Load(ov.second), budget, ov.first);
   } catch (const YAML::Exception&) {
     value = YAML::Node(ov.second);
+  }
+  if (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
+    if (!ec) value = YAML::Node(absolute.lexically_normal().string());
   }
   // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
   std::vector<YAML::Node> chain{root};
@@ -183,6 +257,8 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.file = doc.file();
   j.model = doc.get_string("model");
   if (j.model.empty()) doc.child("model").fail("must not be empty");
+  j.model = resolve_model_path(j.model, doc.file());
+  record_positions(doc.node(), "", 0, j);
   j.precision = doc.get_string("precision");
   if (!find_precision_policy(j.precision)) {
     std::string list;

@@ -22,9 +22,7 @@ const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
 }
 
 namespace {
-[[noreturn]] void fail(const JobSpec& j, const std::string& field, const std::string& msg) {
-  throw InputError(j.file, 0, 0, field, msg);
-}
+[[noreturn]] void fail(const JobSpec& j, const std::string& field, const std::string& msg) { fail_field(j, field, msg); }
 std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
 
 // Model-parallel layouts must cut the model where Megatron can: heads over TP ranks, blocks over
@@ -94,8 +92,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) { return r
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::shared_ptr<const SharedWorkload> workload) {
   ResolvedJob r;
   r.job = job;
-  const std::string where = job.file + ": cluster.gpu: ";
-  r.gpu = &catalogs.gpus().get(job.cluster.gpu, where);
+  r.gpu = &catalogs.gpus().get(job.cluster.gpu, field_prefix(job, "cluster.gpu"));
   r.policy = &precision_policy(job.precision);
   const auto& g = *r.gpu;
   const auto& p = *r.policy;
@@ -125,6 +122,8 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   // Model: zoo id, YAML path or HF config.json.
   try {
     r.model = &catalogs.model(job.model);
+  } catch (const ModelNotFound& e) {
+    fail(job, "model", e.what());
   } catch (const InputError& e) {
     throw InputError(job.file + ": model: " + e.what());
   }
@@ -144,7 +143,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   if (c.num_gpus % r.gpus_per_node != 0)
     fail(job, "cluster.num_gpus", "must be a multiple of gpus_per_node (" + std::to_string(r.gpus_per_node) + ")");
   const std::string fabric_id = c.inter_node.empty() ? g.default_inter_node : c.inter_node;
-  r.fabric = &catalogs.fabrics().get(fabric_id, job.file + ": cluster.inter_node: ");
+  r.fabric = &catalogs.fabrics().get(fabric_id, field_prefix(job, "cluster.inter_node"));
   c.inter_node = fabric_id;
 
   const auto& par = rj.parallelism;
@@ -183,7 +182,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
     fail(job, rj.sequences.avg_seq_len > 0 ? "avg_seq_len" : "packing",
          "unpadded and packed sequences are modelled for transformer models; '" + r.model->id + "' is a " +
              r.model->family + " model");
-  apply_finetune(r.workload, rj.finetune, job.file, r.model->id);
+  apply_finetune(r.workload, rj, r.model->id);
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
   validate_layout(r, par.pipeline > 1 ? count_blocks(r.workload) : 0);  // walks every op: only when it matters
   return r;

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
@@ -51,6 +54,35 @@ std::size_t invalid_utf8_at(const std::string& s) {
   }
   return std::string::npos;
 }
+// yaml-cpp keeps both entries of a repeated key and node[key] answers with one of them, so an edit
+// made lower in a file could be silently ignored. Aliases share nodes (and can be cyclic or
+// exponential), so each node is visited once, known by its position and type (yaml-cpp nodes have
+// no hashable identity).
+void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {
+  std::set<std::pair<int, int>> seen;
+  std::vector<std::pair<YAML::Node, std::string>> todo{{root, ""}};
+  while (!todo.empty()) {
+    auto [node, path] = std::move(todo.back());
+    todo.pop_back();
+    if (!node.IsMap() && !node.IsSequence()) continue;
+    if (!seen.insert({node.Mark().pos, static_cast<int>(node.Type())}).second) continue;
+    if (node.IsSequence()) {
+      std::size_t i = 0;
+      for (const auto& e : node) todo.push_back({e, path + "[" + std::to_string(i++) + "]"});
+      continue;
+    }
+    std::map<std::string, int> first_line;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) continue;  // check_keys refuses these where they matter
+      const std::string& key = kv.first.Scalar();
+      const auto& at = kv.first.Mark();
+      if (const auto [it, fresh] = first_line.emplace(key, at.line + 1); !fresh)
+        throw InputError(file, at.line + 1, at.column + 1, join_path(path, key),
+                         "duplicate key (first given at line " + std::to_string(it->second) + ")");
+      todo.push_back({kv.second, join_path(path, key)});
+    }
+  }
+}
 }  // namespace
 
 YamlReader YamlReader::load_string(const std::string& text, const std::string& name) {
@@ -66,6 +98,7 @@ YamlReader YamlReader::load_string(const std::string& text, const std::string& n
   }
   try {
     YAML::Node root = YAML::Load(text);
+    reject_duplicate_keys(root, name);
     return YamlReader(root, name, "");
   } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's message for it is just "bad file"
     throw InputError(name, e.mark.line + 1, e.mark.column + 1, "",

@@ -226,3 +226,59 @@ TEST_CASE("a job naming a trained codebase gets its offset and band; an unknown 
   CHECK(std::any_of(unknown.warnings.begin(), unknown.warnings.end(),
                     [](const std::string& w) { return w.find("codebase 'my-own-stack' has no training runs") != std::string::npos; }));
 }
+
+// Issue 30, item 3: ptp-train says what it trained on and what it left out, and why; a --no-cv
+// bundle's band has no held-out residuals behind it, which ptp-predict must say.
+TEST_CASE("training reports rows used and skipped with reasons; a --no-cv band is flagged", "[bundle][issue30]") {
+  const fs::path data = ptp::test::temp_dir();
+  fs::copy(std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture", data, fs::copy_options::recursive);
+  const fs::path gemm = data / "ops" / "neusight-gemm.csv";
+  std::string text = ptp::test::slurp(gemm.string());
+  const auto second = text.find('\n') + 1;
+  std::string row = text.substr(second, text.find('\n', second) - second);
+  const auto gpu = row.find(",p4,");
+  REQUIRE(gpu != std::string::npos);
+  row.replace(gpu, 4, ",host,");
+  std::ofstream(gemm, std::ios::app) << row << "\n" << row << "\n";
+  TrainOptions o;
+  o.data_dir = data.string();
+  o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+  o.out_dir = ptp::test::temp_dir() + "/bundle";
+  o.cross_validate = false;
+  o.threads = 1;
+  std::vector<std::string> log;
+  o.log = [&](const std::string& line) { log.push_back(line); };
+  const auto result = train_bundle(o);
+  const auto& d = result.metrics["data"];
+  for (const char* table : {"runs", "ops", "collectives"}) {
+    INFO(table);
+    int reasons = 0;
+    for (const auto& [why, n] : d[table]["reasons"].items()) reasons += n.get<int>();
+    CHECK(d[table]["skipped"].get<int>() == reasons);
+    CHECK(d[table]["used"].get<int>() + reasons == d[table]["read"].get<int>());
+    CHECK(d[table]["used"].get<int>() > 0);
+  }
+  CHECK(d["ops"]["reasons"]["host-backend row (no GPU timed)"].get<int>() == 2);
+  auto logged = [&](const std::string& what) {
+    return std::any_of(log.begin(), log.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; });
+  };
+  CHECK(logged("ops: "));
+  CHECK(logged("2 host-backend row (no GPU timed)"));
+  CHECK(logged("runs: "));
+  CHECK_THAT(result.report_markdown, Catch::Contains("## Data used and skipped") &&
+                                         Catch::Contains("2 host-backend row (no GPU timed)") &&
+                                         Catch::Contains("not calibrated (zero width)"));
+
+  const auto b = LearnedBundle::load(o.out_dir);
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const auto job = resolve_job(
+      parse_job_spec(YamlReader::load_string(
+          "model: resnet50\nprecision: amp_fp16\nbatch_size: 256\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n", "j")),
+      catalogs);
+  const auto p = b.predict(job, AnalyticalConstants{});
+  REQUIRE(p.predictor_kind == "learned");
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+    return w.find("--no-cv") != std::string::npos && w.find("not calibrated (zero width)") != std::string::npos;
+  }));
+  fs::remove_all(data);
+}

@@ -153,3 +153,17 @@ TEST_CASE("QLoRA stores the frozen block projections in 4-bit NormalFloat, the e
   CHECK(again.finetune.method == "qlora");
   CHECK(again.finetune.double_quant);
 }
+
+// Issue 30, item 2a: the words of mfu_basis must describe the number (LoRA's frozen GEMMs count 2 passes).
+TEST_CASE("LoRA's model-FLOPs basis says how the frozen base is counted", "[llm][lora][issue30]") {
+  const auto full = predict(llm_job("llama3-8b", 8, ""));
+  const auto adapted = predict(llm_job("llama3-8b", 8, lora(16)));
+  CHECK_THAT(full.model_flops_basis, Catch::Contains("6 x matmul params"));
+  CHECK_THAT(adapted.model_flops_basis, Catch::Contains("4 x base matmul params") && !Catch::Contains("6 x matmul params"));
+  // The number follows the words: about 4/6 of full training's, plus attention (counted whole in both).
+  const double ratio = adapted.model_flops_per_step / full.model_flops_per_step;
+  CHECK(ratio > 4.0 / 6);
+  CHECK(ratio < 0.8);
+  CHECK(predict(llm_job("llama3-8b", 8, "finetune: {method: qlora, rank: 16}\n")).model_flops_basis ==
+        adapted.model_flops_basis);
+}

@@ -109,3 +109,15 @@ TEST_CASE("the layout round-trips through job_spec_to_yaml", "[llm][validation]"
   REQUIRE(again.global_batch_size);
   CHECK(*again.global_batch_size == 256);
 }
+
+// Issue 30, item 2c: TP wider than a node is legal but almost always a mistake; say so.
+TEST_CASE("tensor parallel spanning nodes is warned about", "[llm][validation][issue30]") {
+  auto warned = [](const Prediction& p) {
+    for (const auto& w : p.warnings)
+      if (w.find("tensor parallel") != std::string::npos && w.find("spans nodes") != std::string::npos) return true;
+    return false;
+  };
+  CHECK(warned(ptp::test::predict(llm_job("llama3-8b", 16, "parallelism: {tensor: 16}\n"))));
+  CHECK(warned(ptp::test::predict(llm_job("llama3-8b", 16, "parallelism: {tensor: 4}\n")) ) == false);
+  CHECK(warned(ptp::test::predict(llm_job("llama3-8b", 16, "parallelism: {tensor: 8}\n"))) == false);
+}

@@ -1,6 +1,8 @@
 // End-to-end: ptp-predict --calibrate on the fixture jobs in tests/data/calibration (their measured
 // steps are synthetic fixtures, not measurements).
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
@@ -66,4 +68,27 @@ TEST_CASE("ptp-predict --calibrate: a job that fails validation is named by its 
   const auto missing = run_command(predict(kDir + "/bert-8xa100.yaml --calibrate " + kDir + "/no-such.csv"));
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("no-such.csv"));
+}
+
+// Issue 30, item 4: people read the error of the step (predicted / measured - 1), not a log ratio,
+// and a method in words; JSON and CSV keep the identifier scripts match on.
+TEST_CASE("calibration reports the step's percent error and names its method in words", "[cli][calibration][issue30]") {
+  const std::string args = kDir + "/bert-8xa100.yaml --calibrate " + kDir + "/measured.csv";
+  const auto json = run_command(predict(args + " --format json"));
+  REQUIRE(json.exit_code == 0);
+  const auto c = nlohmann::json::parse(json.out)["calibration"];
+  CHECK(c["method"] == "log_map_step_parts");
+  const double before = c["uncalibrated_seconds"].get<double>();
+  CHECK(c["uncalibrated_step_error"].get<double>() == Approx(std::fabs(before / 0.2 - 1)));
+  CHECK(c["fit_step_error"].get<double>() < c["uncalibrated_step_error"].get<double>());
+  const auto table = run_command(predict(args));
+  REQUIRE(table.exit_code == 0);
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "(uncalibrated %.1f%%, RMS of predicted / measured - 1)",
+                100 * std::fabs(before / 0.2 - 1));
+  CHECK_THAT(table.out, Catch::Contains("a factor per step part, fitted per job") && Catch::Contains("step error on them") &&
+                            Catch::Contains(expected) && !Catch::Contains("log_map_step_parts"));
+  const auto search = run_command(predict(args + " --search --top 2"));
+  REQUIRE(search.exit_code == 0);
+  CHECK_THAT(search.out, Catch::Contains("a factor per step part") && !Catch::Contains("log_map_step_parts"));
 }

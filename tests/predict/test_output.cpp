@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "ptp/predict/output.hpp"
@@ -141,4 +142,35 @@ TEST_CASE("later sweep points read and refuse their spec as a single run does", 
       one_by_one.push_back(nlohmann::json::parse(run(one).stdout_text)["iteration"]["seconds"]);
     }
   CHECK(by_sweep == one_by_one);
+}
+
+// Issue 30, item 2b: an FP16 job reads its own (FP16) peak first, then the common BF16 scale.
+TEST_CASE("the MFU line shows the job's own precision's peak first", "[output][issue30]") {
+  PredictRequest req;
+  const auto text = run(req).stdout_text;  // amp_fp16 on A100
+  CHECK_THAT(text, Catch::Contains("MFU        ") && Catch::Contains("% of fp16 dense 312.0 TFLOP/s per GPU; "));
+  req.overrides = {{"precision", "amp_bf16"}};
+  const auto bf16 = run(req).stdout_text;
+  CHECK_THAT(bf16, Catch::Contains("% of bf16 dense 312.0 TFLOP/s per GPU\n"));
+}
+
+// Issue 30, item 2d: samples of different models are different work; rank within a model only.
+TEST_CASE("several jobs are ranked within each model, not across models", "[output][issue30]") {
+  const std::string bert = ptp::test::write_temp_file(
+      "bert.yaml", "model: bert-large\nprecision: amp_fp16\nbatch_size: 32\nseq_len: 128\n"
+                   "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n");
+  PredictRequest req;
+  req.format = "csv";
+  req.job_files = {job_file(), bert};
+  req.sweeps = {parse_sweep_axis("precision=fp32,amp_fp16")};
+  const auto table = CsvTable::parse(run(req).stdout_text, "out.csv");
+  REQUIRE(table.rows().size() == 4);
+  std::map<std::string, std::vector<std::string>> ranks;
+  for (const auto& row : table.rows()) ranks[table.text(row, "model")].push_back(table.text(row, "rank"));
+  // amp_fp16 beats fp32 for each model; each model has its own 1 and 2.
+  CHECK(ranks["resnet50"] == std::vector<std::string>{"2", "1"});
+  CHECK(ranks["bert-large"] == std::vector<std::string>{"2", "1"});
+  req.format = "table";
+  const auto text = run(req).stdout_text;
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);
 }

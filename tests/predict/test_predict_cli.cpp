@@ -1,6 +1,7 @@
 // End-to-end: the real ptp-predict binary on the shipped example jobs and on bad input.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
@@ -90,4 +91,60 @@ TEST_CASE("every binary says its version and schemas; JSON carries them with the
   CHECK(checksum.rfind(j["predictor"]["bundle_checksum"].get<std::string>(), 0) == 0);
   const auto table = run_command(binary("ptp-predict") + " " + source_path("configs/jobs/bert-large-amp-16xa100.yaml"));
   CHECK_THAT(table.out, Catch::Contains(checksum.substr(0, 12)));
+}
+
+// Issue 30, item 1d: CLI11's own range checks printed DBL_MAX in full and let nan through.
+TEST_CASE("numeric flags are range-checked with a one-line error", "[cli][issue30]") {
+  const std::string job = source_path("configs/jobs/bert-large-amp-16xa100.yaml");
+  for (const std::string& args : {"--max-hours -1", "--max-hours nan", "--max-hours inf", "--max-hours 1e300",
+                                  "--max-cost -5", "--max-cost nan", "--search --top -1", "--search --top 0",
+                                  "--search --threads 100000"}) {
+    INFO(args);
+    auto r = run_command(predict(job + " " + args));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.size() < 200);
+    CHECK_THAT(r.err, Catch::Contains(args.substr(args.rfind("--"), args.rfind(' ') - args.rfind("--"))));
+  }
+  CHECK_THAT(run_command(predict(job + " --max-hours -1")).err, Catch::Contains("out of range, expected 0 .. 1e+09"));
+  CHECK(run_command(predict(job + " --max-hours 1e6")).exit_code == 0);
+}
+
+// Issue 30, item 1e.
+TEST_CASE("unset removes a job field before --set applies", "[cli][issue30]") {
+  const std::string job = ptp::test::write_temp_file("lora.yaml", R"(model: llama3-8b
+precision: bf16
+batch_size: 1
+seq_len: 4096
+cluster: {gpu: h100-sxm5-80gb, num_gpus: 8}
+finetune: {method: lora, rank: 16}
+)");
+  auto refused = run_command(predict(job + " --set finetune.method=full"));
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("finetune.rank: applies to method: lora or qlora only"));
+  auto full = run_command(predict(job + " --set finetune.method=full --unset finetune.rank --format json"));
+  REQUIRE(full.exit_code == 0);
+  auto unknown = run_command(predict(job + " --unset finetun"));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.out.empty());
+  CHECK_THAT(unknown.err, Catch::Contains("--unset 'finetun': unknown field 'finetun' (did you mean: finetune"));
+}
+
+// Issue 30, item 1a, end to end: every sweep point (parsed from a clone of the file's tree) finds the
+// model next to the job file, from any working directory.
+TEST_CASE("a relative model path works from another directory and in every sweep point", "[cli][issue30]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = ptp::test::temp_dir();
+  fs::create_directories(dir / "models");
+  fs::copy_file(source_path("configs/models/bert-large.yaml"), dir / "models" / "bert-large.yaml");
+  std::ofstream(dir / "job.yaml") << "model: models/bert-large.yaml\nprecision: amp_fp16\nbatch_size: 32\n"
+                                     "seq_len: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n";
+  const auto r = run_command("cd / && " + predict((dir / "job.yaml").string() +
+                                                  " --sweep precision=fp32,amp_fp16,amp_bf16 --format csv"));
+  CHECK(r.exit_code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 4);
+  CHECK(r.out.find("invalid") == std::string::npos);
+  CHECK(r.out.find("not found") == std::string::npos);
+  fs::remove_all(dir);
 }

@@ -41,6 +41,19 @@ void fill_mfu(const ResolvedJob& job, Prediction& out) {
   out.mfu_precision_peak = utilization(job, out.model_flops_per_step, out.iteration_s, own.flops);
   out.mfu_peak_basis = describe(ref);
   out.mfu_precision_peak_basis = describe(own);
+  out.model_flops_basis = model_flops_basis(job.job.finetune);
+}
+
+std::string model_flops_basis(const FinetuneSpec& finetune) {
+  static const std::string attention =
+      " + 12 x layers x seq_len x attention width x tokens (attention not halved for causal masks)";
+  if (!finetune.lora())
+    return "3 x forward FLOPs of the GEMM, conv and RNN ops (6 x matmul params (active) x tokens for "
+           "transformers)" + attention;
+  // A frozen base GEMM runs forward and data gradient only (model_flops_per_microbatch).
+  return "3 x forward FLOPs of the trained (adapter) GEMMs, 2 x those of the frozen base GEMMs that pass a "
+         "gradient on, 1 x the rest (about 4 x base matmul params (active) + 6 x adapter params, x tokens for "
+         "transformers)" + attention;
 }
 
 double implied_matmul_utilization(const ResolvedJob& job, double step_s) {

@@ -235,6 +235,12 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   }
   if (!out.memory.fits || out.memory.near_capacity) add_memory_warning(job, l, out);
   if (l.pp > 1) add_pipeline_split_warning(pipeline_split(blocks_of(job), l.pp, l.vp), l, out);
+  // The time is modelled (the TP group's collectives run over the inter-node fabric), but a layout
+  // like this is almost always a mistake: Megatron keeps tensor parallelism inside a node.
+  if (l.tp > l.gpus_per_node)
+    out.warnings.push_back("tensor parallel " + std::to_string(l.tp) + " spans nodes of " +
+                           std::to_string(l.gpus_per_node) + " GPUs: its per-layer collectives cross the "
+                           "inter-node fabric; keep parallelism.tensor <= gpus_per_node");
   if (l.pp > 1 && l.microbatches < l.pp)
     out.warnings.push_back("fewer micro-batches (" + std::to_string(l.microbatches) + ") than pipeline stages (" +
                            std::to_string(l.pp) + "): the bubble dominates; raise global_batch_size");

@@ -255,6 +255,8 @@ void CalibrationFit::apply(Prediction& p) const {
   c.factors = factors();
   c.fit_residual = fit_residual;
   c.uncalibrated_residual = uncalibrated_residual;
+  c.fit_step_error = fit_step_error;
+  c.uncalibrated_step_error = uncalibrated_step_error;
   c.uncalibrated_iteration_s = before;
   for (const auto& w : warnings) p.warnings.push_back(w);
 }
@@ -262,7 +264,7 @@ void CalibrationFit::apply(Prediction& p) const {
 Calibrator::Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors priors)
     : points_(std::move(points)), priors_(priors) {
   if (points_.empty()) throw InputError("calibration: no measured steps");
-  double fitted = 0, raw = 0;
+  double fitted = 0, raw = 0, fitted_step = 0, raw_step = 0;
   for (const auto& p : points_) {
     const double ratio = p.measured_s / p.parts.total();
     if (std::fabs(std::log(ratio)) > kImplausibleLogFactor)
@@ -271,15 +273,22 @@ Calibrator::Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors p
     const double calibrated = fit_calibration(points_, p.key, priors_).seconds(p.parts);
     fitted += std::pow(std::log(calibrated / p.measured_s), 2);
     raw += std::pow(std::log(ratio), 2);
+    fitted_step += std::pow(calibrated / p.measured_s - 1, 2);
+    raw_step += std::pow(1 / ratio - 1, 2);
   }
-  fit_residual_ = std::sqrt(fitted / static_cast<double>(points_.size()));
-  uncalibrated_residual_ = std::sqrt(raw / static_cast<double>(points_.size()));
+  const auto n = static_cast<double>(points_.size());
+  fit_residual_ = std::sqrt(fitted / n);
+  uncalibrated_residual_ = std::sqrt(raw / n);
+  fit_step_error_ = std::sqrt(fitted_step / n);
+  uncalibrated_step_error_ = std::sqrt(raw_step / n);
 }
 
 CalibrationFit Calibrator::fit_for(const TransferKey& job) const {
   CalibrationFit fit = fit_calibration(points_, job, priors_);
   fit.fit_residual = fit_residual_;
   fit.uncalibrated_residual = uncalibrated_residual_;
+  fit.fit_step_error = fit_step_error_;
+  fit.uncalibrated_step_error = uncalibrated_step_error_;
   fit.warnings.insert(fit.warnings.begin(), warnings_.begin(), warnings_.end());
   return fit;
 }

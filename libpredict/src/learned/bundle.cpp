@@ -224,6 +224,10 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const Band& band = bands.at(band_name(s.codebase_known, near));
   p.iteration_low_s = p.iteration_s * std::exp(band.log_q_low);
   p.iteration_high_s = p.iteration_s * std::exp(band.log_q_high);
+  // Held-out residuals never land exactly on 0: a zero-width band is what ptp-train --no-cv writes.
+  if (band.log_q_low == 0 && band.log_q_high == 0)
+    p.warnings.push_back("the bundle was trained without cross-validation (ptp-train --no-cv): its 80 % band is not "
+                         "calibrated (zero width)");
   fill_mfu(job, p);
   fill_totals(job, p);
   p.predictor_kind = "learned";

@@ -54,17 +54,40 @@ struct OpTrainingSet {
   std::set<std::string> measured_pairs;  // measured_key() of every row
 };
 
+// Host-backend rows (ptp-profile --backend host) time the CPU: they test the pipeline, not a GPU.
+std::string skip_reason_for_gpu(const std::string& gpu) {
+  return gpu == "host" ? "host-backend row (no GPU timed)" : "GPU not in the catalog";
+}
+
+// What a table gave training: rows read, used, and each reason rows were left out. ptp-train prints
+// it and the report keeps it, so a dataset that silently shrank is visible.
+nlohmann::json data_use(int read, std::size_t used, const std::map<std::string, int>& skipped) {
+  int total = 0;
+  for (const auto& [why, n] : skipped) total += n;
+  return {{"read", read}, {"used", used}, {"skipped", total}, {"reasons", skipped}};
+}
+std::string data_use_line(const std::string& table, const nlohmann::json& u) {
+  std::string out = table + ": " + u["read"].dump() + " rows read, " + u["used"].dump() + " used, " +
+                    u["skipped"].dump() + " skipped";
+  std::string reasons;
+  for (const auto& [why, n] : u["reasons"].items()) reasons += (reasons.empty() ? "" : "; ") + n.dump() + " " + why;
+  return out + (reasons.empty() ? "" : " (" + reasons + ")");
+}
+
 OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus, std::map<std::string, int>& skipped) {
   OpTrainingSet s;
   static const std::set<std::string> classes{"gemm", "batched_gemm", "elementwise", "layernorm", "softmax"};
   // The op tables sweep shapes densely; every `stride`-th row keeps the shape coverage at a fraction
   // of the training time (the selection is deterministic).
   const std::size_t stride = std::max<std::size_t>(1, ops.rows.size() / kMaxOpRows);
+  if (stride > 1)
+    skipped["thinned to every " + std::to_string(stride) + "th row (at most " + std::to_string(kMaxOpRows) +
+            " op rows are trained on)"] += static_cast<int>(ops.rows.size() - (ops.rows.size() + stride - 1) / stride);
   for (std::size_t i = 0; i < ops.rows.size(); i += stride) {
     const auto& r = ops.rows[i];
     if (!classes.count(r.op_class)) { ++skipped["op class not modelled (" + r.op_class + ")"]; continue; }
     const GpuSpec* g = gpus.find(r.gpu);
-    if (!g) { ++skipped["GPU not in the catalog"]; continue; }
+    if (!g) { ++skipped[skip_reason_for_gpu(r.gpu)]; continue; }
     OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes, r.dtype};
     if (!is_gemm_class(shape)) shape.math = "fp32";
     if (shape.math == "bf16") shape.math = "fp16";
@@ -201,9 +224,13 @@ TrainResult train_bundle(const TrainOptions& o) {
   std::vector<float> cy;
   std::vector<double> cbound, cmeasured;
   std::vector<std::string> ckeys, cgpus;
+  std::map<std::string, int> coll_skipped = colls.excluded;
   for (const auto& r : colls.rows) {
     const GpuSpec* g = catalogs.gpus().find(r.gpu);
-    if (!g) continue;
+    if (!g) {
+      ++coll_skipped[skip_reason_for_gpu(r.gpu)];
+      continue;
+    }
     const FabricSpec* fabric = catalogs.fabrics().find(r.fabric_inter);
     if (!fabric) fabric = catalogs.fabrics().find(g->default_inter_node);
     CollectiveShape c{r.size_bytes, r.ranks, r.nodes, r.ranks_per_node};
@@ -352,6 +379,10 @@ TrainResult train_bundle(const TrainOptions& o) {
                           {"by_model", grouped_stats(ape, take(models, kept))}};
   };
   metrics["runs"] = {{"rows", rows.size()}, {"total_rows", runs.total_rows}, {"excluded", run_excluded}};
+  metrics["data"] = {{"runs", data_use(runs.total_rows, rows.size(), run_excluded)},
+                     {"ops", data_use(ops.total_rows, op_set.y.size(), op_skipped)},
+                     {"collectives", data_use(colls.total_rows, cy.size(), coll_skipped)}};
+  for (const char* table : {"runs", "ops", "collectives"}) o.log(data_use_line(table, metrics["data"][table]));
   metrics["analytical"] = report_block(analytical);
   {
     double share = 0;
@@ -559,6 +590,12 @@ TrainResult train_bundle(const TrainOptions& o) {
     return "| " + name + " | " + std::to_string(o2["n"].get<int>()) + " | " + o2["mape"].dump() + " | " +
            o2["median_ape"].dump() + " |\n";
   };
+  md += "## Data used and skipped\n\n";
+  for (const char* table : {"runs", "ops", "collectives"}) md += "- " + data_use_line(table, metrics["data"][table]) + "\n";
+  if (!o.cross_validate)
+    md += "\nTrained with --no-cv: no held-out residuals, so the bundle's 80 % band is not calibrated (zero "
+          "width); ptp-predict warns about it.\n";
+  md += "\n";
   md += "## Overall\n\n| predictor / split | rows | MAPE % | median APE % |\n|---|---|---|---|\n";
   md += fmt_row("analytical (no learning)", metrics["analytical"]);
   if (metrics.contains("cv"))

@@ -55,22 +55,31 @@ std::vector<std::string> zoo_ids(const std::string& models_dir) {
   return ids;
 }
 
-ModelDesc load_model(const std::string& id_or_path, const std::string& models_dir) {
-  std::error_code ec;
+bool model_is_path(const std::string& id_or_path) {
   auto ends_with = [&](const char* suffix) {
     const std::string sfx(suffix);
     return id_or_path.size() > sfx.size() && id_or_path.compare(id_or_path.size() - sfx.size(), sfx.size(), sfx) == 0;
   };
-  const bool looks_like_path = id_or_path.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".json");
-  if (looks_like_path) {
-    if (!fs::is_regular_file(id_or_path, ec)) throw InputError(id_or_path, 0, 0, "", "model file not found");
+  return id_or_path.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".json");
+}
+
+ModelDesc load_model(const std::string& id_or_path, const std::string& models_dir) {
+  std::error_code ec;
+  if (model_is_path(id_or_path)) {
+    if (!fs::is_regular_file(id_or_path, ec)) {
+      // Name where it looked: a relative path in a job file was resolved against the job's folder.
+      std::string looked = fs::absolute(id_or_path, ec).lexically_normal().string();
+      if (ec || looked.empty()) looked = id_or_path;
+      throw ModelNotFound(id_or_path + ": model file not found" +
+                          (looked == id_or_path ? std::string() : " (looked for " + looked + ")"));
+    }
     if (fs::path(id_or_path).extension() == ".json") return import_hf_config(id_or_path);
     auto m = parse_model_yaml(YamlReader::load_file(id_or_path));
     return m;
   }
   const auto path = (fs::path(models_dir) / (id_or_path + ".yaml")).string();
   if (!fs::is_regular_file(path, ec))
-    throw InputError("unknown model '" + id_or_path + "'" + did_you_mean(id_or_path, zoo_ids(models_dir)) +
+    throw ModelNotFound("unknown model '" + id_or_path + "'" + did_you_mean(id_or_path, zoo_ids(models_dir)) +
                      "; expected a zoo id from " + models_dir + ", a model YAML path or a config.json path");
   auto m = parse_model_yaml(YamlReader::load_file(path));
   if (m.id != id_or_path) throw InputError(path, 0, 0, "id", "id '" + m.id + "' must equal the file name");

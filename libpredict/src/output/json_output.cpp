@@ -1,4 +1,5 @@
 #include "ptp/predict/output.hpp"
+#include "ptp/predict/analytical.hpp"
 #include "ptp/predict/energy_output.hpp"
 #include "ptp/vocab/version.hpp"
 
@@ -54,9 +55,8 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["mfu"] = p.mfu;
   j["mfu_precision_peak"] = p.mfu_precision_peak;
   j["mfu_basis"] = {{"model_flops_per_step", p.model_flops_per_step},
-                    {"model_flops", "3 x forward FLOPs of the GEMM, conv and RNN ops (6 x matmul params (active) x "
-                                    "tokens for transformers) + 12 x layers x seq_len x attention width x tokens "
-                                    "(attention not halved for causal masks)"},
+                    {"model_flops", p.model_flops_basis.empty() ? model_flops_basis(FinetuneSpec{})
+                                                                : p.model_flops_basis},
                     {"mfu_peak", p.mfu_peak_basis},
                     {"mfu_precision_peak", p.mfu_precision_peak_basis}};
   const auto& l = p.layout;
@@ -118,6 +118,8 @@ nlohmann::json prediction_json(const Prediction& p) {
                         {"factors", factors},
                         {"fit_residual", c.fit_residual},
                         {"uncalibrated_residual", c.uncalibrated_residual},
+                        {"fit_step_error", c.fit_step_error},
+                        {"uncalibrated_step_error", c.uncalibrated_step_error},
                         {"uncalibrated_seconds", c.uncalibrated_iteration_s}};
   }
   j["warnings"] = p.warnings;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "ptp/predict/energy_output.hpp"
 #include "ptp/predict/output.hpp"
@@ -36,8 +37,9 @@ std::string layout_text(const LayoutSummary& l) {
   return o;
 }
 
-// Rank of each row by throughput among the rows that are valid and fit in memory (1 = fastest);
-// 0 for the others. Sweeps over layouts are read by this column.
+// Rank of each row by throughput among the rows of the same model that are valid and fit in memory
+// (1 = fastest); 0 for the others. Sweeps over layouts are read by this column. Samples of different
+// models are different amounts of work, so rows of several jobs are ranked per model.
 std::vector<int> throughput_ranks(const std::vector<SweepRow>& rows) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < rows.size(); ++i)
@@ -46,16 +48,18 @@ std::vector<int> throughput_ranks(const std::vector<SweepRow>& rows) {
     return rows[a].prediction.samples_per_second > rows[b].prediction.samples_per_second;
   });
   std::vector<int> rank(rows.size(), 0);
-  for (std::size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int>(r + 1);
+  std::map<std::string, int> ranked;  // per model: rows ranked so far
+  for (const std::size_t i : order) rank[i] = ++ranked[rows[i].prediction.model];
   return rank;
 }
 
 std::string calibration_line(const CalibrationSummary& c) {
   std::string factors;
   for (const auto& [name, f] : c.factors) factors += (factors.empty() ? "" : ", ") + name + " " + fmt("%.2fx", f);
-  return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" + c.method +
-         "): " + factors + "; residual on them " + fmt("%.1f%%", 100 * c.fit_residual) + " (uncalibrated " +
-         fmt("%.1f%%", 100 * c.uncalibrated_residual) + ")";
+  return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" +
+         calibration_method_label(c.method) + "): " + factors + "; step error on them " +
+         fmt("%.1f%%", 100 * c.fit_step_error) + " (uncalibrated " + fmt("%.1f%%", 100 * c.uncalibrated_step_error) +
+         ", RMS of predicted / measured - 1)";
 }
 
 std::string calibration_factors_cell(const CalibrationSummary& c) {
@@ -71,6 +75,12 @@ double first_valid_rate(const std::vector<SweepRow>& rows) {
   return 0;
 }
 }  // namespace
+
+std::string calibration_method_label(const std::string& method) {
+  // JSON and CSV keep the identifier, which scripts may match on.
+  if (method == "log_map_step_parts") return "a factor per step part, fitted per job";
+  return method;
+}
 
 std::string render_table(const Prediction& p) {
   const auto& b = p.breakdown;
@@ -121,9 +131,10 @@ std::string render_table(const Prediction& p) {
     o += ", " + fmt("%.0f", p.tokens_per_second) + " tokens/s (" + fmt("%.0f", p.tokens_per_second_per_gpu) + " per GPU)";
   o += "\n";
   if (p.mfu > 0) {
-    o += "MFU        " + fmt("%.1f%%", 100 * p.mfu) + " of " + p.mfu_peak_basis;
+    // The job's own math first (an FP16 job reads its FP16 peak), then the common BF16 scale.
+    o += "MFU        " + fmt("%.1f%%", 100 * p.mfu_precision_peak) + " of " + p.mfu_precision_peak_basis;
     if (p.mfu_precision_peak_basis != p.mfu_peak_basis)
-      o += "; " + fmt("%.1f%%", 100 * p.mfu_precision_peak) + " of " + p.mfu_precision_peak_basis;
+      o += "; " + fmt("%.1f%%", 100 * p.mfu) + " of " + p.mfu_peak_basis;
     o += "\n";
   }
   o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / kBytesPerGiB) + " GiB of " +

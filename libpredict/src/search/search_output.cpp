@@ -165,7 +165,7 @@ std::string render_table_rows(const SearchResult& r) {
   for (const auto& row : r.rows)
     if (row.prediction.calibration.applied) {
       out += "calibrated with " + std::to_string(row.prediction.calibration.points) + " measured steps (" +
-             row.prediction.calibration.method + ")\n";
+             calibration_method_label(row.prediction.calibration.method) + ")\n";
       break;
     }
   return out;

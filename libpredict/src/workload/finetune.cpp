@@ -85,7 +85,8 @@ std::string num(double v) { return std::to_string(static_cast<long long>(std::ll
 
 }  // namespace
 
-void apply_finetune(Workload& w, const FinetuneSpec& f, const std::string& file, const std::string& model) {
+void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
+  const FinetuneSpec& f = job.finetune;
   if (!f.lora()) return;
   const double r = f.rank;
   std::vector<Op> ops;
@@ -118,14 +119,14 @@ void apply_finetune(Workload& w, const FinetuneSpec& f, const std::string& file,
   }
   if (smallest_in == 0) {
     std::string what = f.targets_attention() && f.targets_mlp() ? "attention or MLP" : (f.targets_attention() ? "attention" : "MLP");
-    throw InputError(file, 0, 0, "finetune.targets",
-                     "model '" + model + "' has no " + what + " projections for LoRA to adapt (LoRA is modelled for transformer models)");
+    fail_field(job, "finetune.targets",
+               "model '" + model + "' has no " + what + " projections for LoRA to adapt (LoRA is modelled for transformer models)");
   }
   if (r > std::min(smallest_in, smallest_out))
-    throw InputError(file, 0, 0, "finetune.rank",
-                     num(r) + " exceeds the smallest adapted projection of '" + model + "' (" + num(smallest_in) + " x " +
+    fail_field(job, "finetune.rank",
+               num(r) + " exceeds the smallest adapted projection of '" + model + "' (" + num(smallest_in) + " x " +
                          num(smallest_out) + "); a LoRA rank must not exceed a projection's input or output size");
-  if (ops.size() > GraphBuilder::kMaxOps) throw InputError(file, 0, 0, "finetune", "LoRA expands the model to too many ops");
+  if (ops.size() > GraphBuilder::kMaxOps) fail_field(job, "finetune", "LoRA expands the model to too many ops");
   w.ops = std::move(ops);
 }
 

@@ -133,6 +133,8 @@ PeakBasis precision_peak(const GpuSpec& g, const PrecisionPolicy& p);
 // Model FLOP utilisation from the per-iteration time (after anything rescales it): fills
 // model_flops_per_step, mfu, mfu_precision_peak and their bases.
 void fill_mfu(const ResolvedJob& job, Prediction& out);
+// In words, how model_flops_per_step counts for this kind of training (JSON mfu_basis.model_flops).
+std::string model_flops_basis(const FinetuneSpec& finetune);
 // Fraction of the policy's dense peak that a step time implies for the job's GEMM, attention and RNN
 // work, convs left out (FP32 Winograd convs legitimately beat their direct FLOP count): the training
 // data's check that a published step is physically possible for the configuration it states.

@@ -94,12 +94,13 @@ class CalibrationFit {
   double log_compute = 0, log_memory_bound = 0, log_communication = 0, log_host = 0;
   std::map<std::string, double> log_gemm;  // per math class with points
   double fit_residual = 0, uncalibrated_residual = 0;  // RMS log error on the points (set by Calibrator)
+  double fit_step_error = 0, uncalibrated_step_error = 0;  // RMS of predicted / measured - 1 (ditto)
   std::vector<std::string> warnings;
 
   double seconds(const StepParts& parts) const;  // the calibrated step
   // Named after the parts they scale; a math class without points reports only the shared factor.
   std::vector<std::pair<std::string, double>> factors() const;
-  std::string method() const;
+  std::string method() const;  // the identifier JSON and CSV carry; calibration_method_label() says it in words
   // Rescales the prediction's breakdown, step, band, throughput, MFU and totals, and records the
   // calibration in p.calibration.
   void apply(Prediction& p) const;
@@ -118,12 +119,15 @@ class Calibrator {
   void apply(Prediction& p) const;  // fit_for(transfer_key(p)).apply(p), with the residuals on the points
   double fit_residual() const { return fit_residual_; }
   double uncalibrated_residual() const { return uncalibrated_residual_; }
+  double fit_step_error() const { return fit_step_error_; }
+  double uncalibrated_step_error() const { return uncalibrated_step_error_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   std::vector<CalibrationPoint> points_;
   CalibrationPriors priors_;
   double fit_residual_ = 0, uncalibrated_residual_ = 0;
+  double fit_step_error_ = 0, uncalibrated_step_error_ = 0;
   std::vector<std::string> warnings_;
 };
 

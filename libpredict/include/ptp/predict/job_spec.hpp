@@ -1,6 +1,7 @@
 #pragma once
 // The YAML job spec ptp-predict reads (and every `runs` row can be written as). Every field is
 // validated here; errors name the file, line:column and field.
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -101,12 +102,24 @@ struct JobSpec {
   SequenceLayoutSpec sequences;
   MemorySpec memory;
   EnergySpec energy;
+  // Where each field was written in `file`: dotted name ("cluster.gpu") -> {line, column}. Fields
+  // given with --set or left out are absent. Checks made after parsing (resolve_job) point here.
+  std::map<std::string, std::pair<int, int>> positions;
 };
 
+// "file:line:col: field: why" for a problem with a field found after parsing; no line:col when
+// the field came from --set (or was left out).
+[[noreturn]] void fail_field(const JobSpec& job, const std::string& field, const std::string& why);
+// The same as a prefix "file:line:col: field: ", for messages composed elsewhere.
+std::string field_prefix(const JobSpec& job, const std::string& field);
+
 // key=value overrides (--set) are applied to the YAML tree before validation so they get the same
-// checks and messages as the file.
+// checks and messages as the file. --unset KEY travels in the same list, so every reader of the
+// overrides applies it in order: as {kUnsetMark + KEY, ""}, a key no command line can spell (NUL).
 using Override = std::pair<std::string, std::string>;
+inline const std::string kUnsetMark(1, '\0');
 Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
+Override parse_unset(const std::string& key);      // "finetune.rank": remove it
 void apply_override(YAML::Node& root, const Override& ov);
 
 // ZeRO-3, FSDP and HSDP shard the weights themselves (ZeRO-1/2 only optimizer state and gradients).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ptp/predict/workload.hpp"
+#include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
 namespace ptp {
@@ -37,6 +38,14 @@ const std::vector<FamilyEntry>& model_families();
 FamilyGenerator find_family(const std::string& name, const YamlReader& where);
 
 // Accepts a zoo id, a path to a model YAML, or a path to a Hugging Face config.json.
+// A name with a slash or a .yaml/.json suffix is a path; anything else is a zoo id.
+bool model_is_path(const std::string& id_or_path);
+// Thrown by load_model when the id or file does not exist (as opposed to a model file that is
+// wrong): the job's model field is then what the user must fix.
+class ModelNotFound : public InputError {
+ public:
+  using InputError::InputError;
+};
 ModelDesc load_model(const std::string& id_or_path, const std::string& models_dir);
 ModelDesc parse_model_yaml(const YamlReader& doc);
 ModelDesc import_hf_config(const std::string& path);

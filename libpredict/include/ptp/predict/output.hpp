@@ -32,6 +32,8 @@ int chrome_trace_microbatches(const Prediction& p);
 double chrome_trace_layer_events(const Prediction& p);
 
 std::string human_duration(double seconds);
+// A calibration method identifier (CalibrationSummary::method) in words, for the text outputs.
+std::string calibration_method_label(const std::string& method);
 
 // Output formats, registered in one table (src/output/formats.cpp): name -> printer of every row.
 // A printer throws InputError when the rows do not suit it (json takes exactly one job).

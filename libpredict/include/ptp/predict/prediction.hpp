@@ -85,6 +85,8 @@ struct CalibrationSummary {
   std::vector<std::pair<std::string, double>> factors;
   double fit_residual = 0;           // RMS log error on the calibration points after the fit
   double uncalibrated_residual = 0;  // ... and before it
+  // What people read as error: RMS of predicted / measured - 1 on the points, after and before.
+  double fit_step_error = 0, uncalibrated_step_error = 0;
   double uncalibrated_iteration_s = 0;  // this job's step before calibration
 };
 
@@ -106,6 +108,7 @@ struct Prediction {
   // scale; `mfu_precision_peak` uses the dense peak of the policy's GEMM math (FP8 peak for fp8).
   double model_flops_per_step = 0, mfu = 0, mfu_precision_peak = 0;
   std::string mfu_peak_basis, mfu_precision_peak_basis;
+  std::string model_flops_basis;  // how model_flops_per_step counts (LoRA counts frozen GEMMs' passes)
   LayoutSummary layout;
   double total_steps = 0, total_seconds = 0, gpu_hours = 0;
   bool has_cost = false;

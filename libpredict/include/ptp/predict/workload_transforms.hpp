@@ -11,9 +11,9 @@ namespace ptp {
 
 // LoRA: every weight of the model becomes frozen (no weight gradient, no optimizer state, no
 // gradient traffic; input gradients still flow), and each targeted projection gets its adapter pair
-// A (in x r) and B (r x out) plus the scaled add into the projection's output. `file` and `model`
-// name the job and model in errors (rank above a projection's size, no projection to target).
-void apply_finetune(Workload& w, const FinetuneSpec& f, const std::string& file, const std::string& model);
+// A (in x r) and B (r x out) plus the scaled add into the projection's output. Errors (rank above a
+// projection's size, no projection to target) name `model` and point at the job's finetune.* field.
+void apply_finetune(Workload& w, const JobSpec& job, const std::string& model);
 
 // Unpadded or packed sequences: per-token work follows the real tokens, attention the real
 // sequence (or document) lengths; stashed activations keep the padded shapes the framework
