@@ -3,10 +3,11 @@
 // a data-parallel job's communication moves; change the measured steps and the prediction moves.
 //
 // SYNTHETIC PERTURBATIONS, TESTS ONLY: copies of the training fixture made here have real rows made
-// slower (L4 GEMM kernels 2x, all-reduces 3x, published steps 2x). Nothing is written back to
+// slower (L4 GEMM kernels 2x, all-reduces 3x, published steps 2x, one codebase's steps 1.5x). Nothing is written back to
 // tests/data or datasets/; no bundle trained on these rows is ever shipped.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,16 +25,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Multiplies `column` of the rows on `gpu` (every row when empty) in one dataset CSV by `factor`.
-void slow_down(const std::string& path, const std::string& gpu, double factor, const std::string& column = "time_s") {
+// Multiplies `column` of the rows whose `where` cell is `equals` (every row when empty) in one dataset
+// CSV by `factor`.
+void slow_down(const std::string& path, const std::string& equals, double factor, const std::string& column = "time_s",
+               const std::string& where = "gpu") {
   const auto table = CsvTable::read_file(path);
-  const std::size_t value_col = table.column(column), gpu_col = table.column("gpu");
+  const std::size_t value_col = table.column(column), where_col = table.column(where);
   std::string out = csv_line(table.header());
   int changed = 0;
   for (const auto& row : table.rows()) {
     auto cells = row.cells;
     const auto value = table.number(row, column);
-    if (value && (gpu.empty() || cells[gpu_col] == gpu)) {
+    if (value && (equals.empty() || cells[where_col] == equals)) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.9g", *value * factor);
       cells[value_col] = buf;
@@ -152,4 +155,56 @@ TEST_CASE("the aggregator follows the measured steps it is trained on", "[learne
   const double unseen_moved = std::log(slow_h100.iteration_s / base_h100.iteration_s) / slow_h100.aggregator_share;
   CHECK(unseen_moved > std::log(1.4));
   CHECK(unseen_moved < std::log(2.5));
+}
+
+// Copies of one source's runs under a second codebase name, `factor` slower: the two codebases differ in
+// nothing the trees see, so only the codebase offsets can tell them apart.
+void add_slower_twin(const std::string& path, const std::string& source, const std::string& twin, double factor) {
+  const auto table = CsvTable::read_file(path);
+  const std::size_t id = table.column("run_id"), src = table.column("source"), step = table.column("step_time_s");
+  std::string out = csv_line(table.header());
+  int added = 0;
+  for (const auto& row : table.rows()) out += csv_line(row.cells);
+  for (const auto& row : table.rows()) {
+    if (row.cells[src] != source) continue;
+    const auto value = table.number(row, "step_time_s");
+    if (!value) continue;
+    auto cells = row.cells;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", *value * factor);
+    cells[step] = buf;
+    cells[src] = twin;
+    cells[id] = twin + "-" + cells[id];
+    out += csv_line(cells);
+    ++added;
+  }
+  REQUIRE(added > 0);
+  std::ofstream(path, std::ios::trunc) << out;
+}
+
+TEST_CASE("a codebase's offset follows its own runs, and only a job naming it moves with it", "[learned][levels]") {
+  // The fixture's runs carry no codebase column, so each source is a codebase. DLE's runs again under
+  // the name dle-twin, 1.5x slower: the trees see the same workloads with two answers and fit between
+  // them; the offsets separate the two codebases, by log 1.5 shrunk by the runs' count against the
+  // prior (31 / (31 + 20)).
+  const auto b = trained([](const std::string& data) { add_slower_twin(data + "/runs.csv", "dle", "dle-twin", 1.5); });
+  REQUIRE(b.codebase_offsets.count("dle") == 1);
+  REQUIRE(b.codebase_offsets.count("dle-twin") == 1);
+  const double gap = b.codebase_offsets.at("dle-twin") - b.codebase_offsets.at("dle");
+  CHECK(gap > 0.1);
+  CHECK(gap < std::log(1.5) + 0.05);
+  // The same job, naming each: the twin's answer is slower by the offsets' gap, times the job's share.
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  auto predict_named = [&](const std::string& codebase) {
+    return b.predict(job("model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncodebase: " + codebase +
+                             "\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n",
+                         catalogs),
+                     AnalyticalConstants{});
+  };
+  const auto dle = predict_named("dle"), twin = predict_named("dle-twin");
+  CHECK(twin.support.codebase_known);
+  CHECK(twin.support.codebase_offset == Approx(b.codebase_offsets.at("dle-twin")));
+  CHECK(std::log(twin.iteration_s / dle.iteration_s) > 0.5 * gap * twin.aggregator_share);
+  // A codebase the bundle has no runs of gets no offset.
+  CHECK_FALSE(predict_named("somebody-else").support.codebase_known);
 }
