@@ -16,6 +16,7 @@
 #include "ptp/predict/learned/calibration_eval.hpp"
 #include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/features.hpp"
+#include "ptp/predict/learned/memory_evaluation.hpp"
 #include "ptp/predict/learned/stack_effects.hpp"
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/training_data.hpp"
@@ -526,6 +527,16 @@ TrainResult train_bundle(const TrainOptions& o) {
     o.log("calibration: " + metrics["calibration"]["overall"].dump() + " smallest->largest " +
           metrics["calibration"]["smallest_to_largest"].dump());
   }
+  // The memory estimate against published peaks: a report, not a level (nothing is fitted to them).
+  std::string memory_md;
+  if (const fs::path memory_csv = fs::path(o.data_dir) / "memory.csv"; fs::is_regular_file(memory_csv)) {
+    MemoryEvaluationOptions mo;
+    mo.memory_csv = memory_csv.string();
+    const auto memory = evaluate_memory(mo, catalogs);
+    metrics["memory"] = memory.summary;
+    memory_md = memory.markdown;
+    o.log("memory: " + metrics["memory"].dump());
+  }
   metrics["interval"] = interval_json;
   metrics["interval"]["method"] =
       "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase and support "
@@ -700,6 +711,8 @@ TrainResult train_bundle(const TrainOptions& o) {
             (v["learned"]["n"].get<int>() ? v["roofline_bound"]["mape"].dump() : std::string("-")) + " | " +
             v.value("note", std::string()) + " |\n";
   }
+  if (!memory_md.empty())
+    md += "\n## Memory estimate against published peaks (datasets/memory.csv)\n\n" + memory_md;
   md += "\n## Prediction interval\n\n" + metrics["interval"].dump() + "\n\n## Excluded runs\n\n";
   for (const auto& [why, n] : run_excluded) md += "- " + std::to_string(n) + ": " + why + "\n";
   result.report_markdown = md;

@@ -1,0 +1,342 @@
+// The memory estimate against the published peak-memory table (datasets/memory.csv): every row
+// that can be stated as a job spec is predicted with the analytical model and compared, like with
+// like, with the layer its memory kind measures -- allocated (max_memory_allocated, torchtune's peak
+// active), reserved (max_memory_reserved, also with the init reserve subtracted) or what the GPU
+// holds (nvidia-smi, screenshots and the rows that do not say). Nothing is fitted: the reserves are
+// stated constants (AnalyticalConstants) and the copies follow each row's memory convention. ptp-train
+// writes the tables into its report; tests/llm/eval_memory.cpp prints them (docs/memory-evaluation.md).
+#include "ptp/predict/learned/memory_evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ptp/predict/analytical.hpp"
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/model_zoo.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/yaml_reader.hpp"
+
+namespace ptp {
+
+namespace {
+
+__attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char* fmt, ...) {
+  char buf[4096];
+  va_list args;
+  va_start(args, fmt);
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buf) {
+    out.append(buf, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  va_start(args, fmt);
+  std::vsnprintf(big.data(), big.size(), fmt, args);
+  va_end(args);
+  big.resize(static_cast<std::size_t>(n));
+  out += big;
+}
+
+
+struct Row {
+  std::string id, origin, kind, finetune, model, gpu, precision, flags, stand_in;
+  double measured_gib = 0;
+  bool clean = false;
+  std::string job_yaml, skip;
+  MemoryEstimate m;
+  // The predicted layer this row's memory kind measures.
+  double predicted_bytes() const {
+    if (kind == "allocated" || kind == "active") return m.allocated_bytes;
+    if (kind == "reserved" || kind == "reserved_minus_init") return m.reserved_bytes;
+    return m.per_gpu_bytes;
+  }
+};
+
+bool positive_int(const std::string& s, long& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !(v >= 1) || v != std::floor(v)) return false;
+  out = static_cast<long>(v);
+  return true;
+}
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool contains(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+
+// The job spec of one row, or a skip reason. Order of the checks = order of the reasons reported.
+void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>& zoo, const std::string& stand_in,
+              Row& e, bool ignore_outcome = false) {
+  auto c = [&](const char* col) { return t.text(r, col); };
+  e.id = c("row_id");
+  e.origin = c("origin");
+  e.kind = c("memory_kind");
+  e.finetune = c("finetune");
+  e.model = c("model");
+  e.gpu = c("gpu");
+  e.precision = c("precision");
+  e.flags = c("quality_flag");
+  e.clean = e.flags.empty();
+  const std::string offload = c("cpu_offload");
+  long mb = 0, seq = 0, gpus = 0, gpn = 0, rank = 0;
+  if (c("outcome") != "ok" && !ignore_outcome) e.skip = "OOM row (no measured value; checked separately below)";
+  else if (e.model.empty() || std::find(zoo.begin(), zoo.end(), e.model) == zoo.end())
+    e.skip = "model not in the zoo";
+  else if (e.precision.empty()) e.skip = "precision not stated";
+  else if (e.finetune.empty()) e.skip = "fine-tuning method not expressible (other PEFT methods, adapters, LISA, DoRA)";
+  else if (c("optimizer").empty())
+    e.skip = "optimizer state not expressible or not stated (8-/4-bit, paged, in-backward, Adafactor)";
+  else if (starts_with(offload, "yes") || starts_with(offload, "optimizer") || starts_with(offload, "activations"))
+    e.skip = "CPU offload (not modelled)";
+  else if (c("activation_checkpointing").empty()) e.skip = "activation checkpointing not stated";
+  else if (!positive_int(c("micro_batch"), mb) || !positive_int(c("seq_len"), seq))
+    e.skip = "micro-batch or seq_len not published as a number";
+  else if (!positive_int(c("num_gpus"), gpus)) e.skip = "GPU count not published";
+  else if ((e.finetune == "lora" || e.finetune == "qlora") && !positive_int(c("lora_rank"), rank))
+    e.skip = "LoRA rank not published";
+  else if (e.gpu.empty()) {
+    if (stand_in.empty()) e.skip = "GPU not named or not in the catalog";
+    else e.stand_in = e.gpu = stand_in;
+  }
+  if (!e.skip.empty()) return;
+  e.measured_gib = std::strtod(c("measured_peak_gib").c_str(), nullptr);
+  if (!positive_int(c("gpus_per_node"), gpn)) gpn = std::min(gpus, 8L);
+  auto par = [&](const char* col) {
+    long v = 1;
+    return positive_int(c(col), v) ? v : 1L;
+  };
+  const long tp = par("tp"), pp = par("pp"), cp = par("cp"), ep = par("ep");
+  // Megatron (ms-swift mcore rows say so) and torchtitan's TP plan shard the norms/dropout regions
+  // over the TP ranks (sequence parallel).
+  const bool sp = tp > 1 && (contains(c("fused_or_compile"), "sequence parallel") || e.origin == "torchtitan");
+  std::ostringstream y;
+  y << "model: " << e.model << "\nprecision: " << e.precision << "\nbatch_size: " << mb << "\nseq_len: " << seq
+    << "\noptimizer: " << c("optimizer") << "\ncluster: {gpu: " << e.gpu << ", num_gpus: " << gpus
+    << ", gpus_per_node: " << gpn << "}\nparallelism: {tensor: " << tp << ", pipeline: " << pp
+    << ", context: " << cp << ", expert: " << ep << "}\nsequence_parallel: " << (sp ? "true" : "false")
+    << "\nsharding: " << c("sharding") << "\nactivation_checkpointing: " << c("activation_checkpointing") << "\n";
+  if (e.finetune != "full") {
+    y << "finetune: {method: " << e.finetune << ", rank: " << rank;
+    if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
+    if (c("double_quant") == "true") y << ", double_quant: true";
+    y << "}\n";
+  }
+  if (!c("memory_convention").empty() || !c("cross_entropy").empty()) {
+    y << "memory: {";
+    if (!c("memory_convention").empty()) y << "convention: " << c("memory_convention");
+    if (!c("cross_entropy").empty())
+      y << (c("memory_convention").empty() ? "" : ", ") << "cross_entropy: " << c("cross_entropy");
+    y << "}\n";
+  }
+  e.job_yaml = y.str();
+}
+
+struct Stats {
+  int n = 0;
+  double mape = 0, median = 0, signed_mean = 0, within10 = 0;
+};
+Stats stats(const std::vector<const Row*>& rows) {
+  Stats s;
+  s.n = static_cast<int>(rows.size());
+  if (rows.empty()) return s;
+  std::vector<double> ape;
+  for (const Row* r : rows) {
+    const double ratio = r->predicted_bytes() / kBytesPerGiB / r->measured_gib;
+    ape.push_back(std::fabs(ratio - 1));
+    s.signed_mean += ratio - 1;
+    s.within10 += std::fabs(ratio - 1) <= 0.10;
+  }
+  for (double a : ape) s.mape += a;
+  s.mape *= 100.0 / s.n;
+  s.signed_mean *= 100.0 / s.n;
+  s.within10 *= 100.0 / s.n;
+  std::sort(ape.begin(), ape.end());
+  const std::size_t mid = ape.size() / 2;
+  s.median = 100 * (ape.size() % 2 ? ape[mid] : 0.5 * (ape[mid - 1] + ape[mid]));
+  return s;
+}
+
+void table(std::string& out, const std::string& title, const std::vector<Row>& rows,
+           std::string (*key)(const Row&), bool stand_in_rows = false) {
+  std::map<std::string, std::vector<const Row*>> all, clean;
+  std::vector<const Row*> every, every_clean;
+  for (const auto& r : rows) {
+    if (!r.skip.empty() || r.stand_in.empty() == stand_in_rows) continue;
+    all[key(r)].push_back(&r);
+    every.push_back(&r);
+    if (r.clean) {
+      clean[key(r)].push_back(&r);
+      every_clean.push_back(&r);
+    }
+  }
+  appendf(out, "\n%s\n\n| %s | rows | MAPE %% | median APE %% | mean signed error %% | within 10 %% | clean rows | "
+              "clean MAPE %% | clean median %% | clean signed %% |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+              title.c_str(), "group");
+  auto line = [&out](const std::string& k, const std::vector<const Row*>& a, const std::vector<const Row*>& b) {
+    const Stats s = stats(a), q = stats(b);
+    appendf(out, "| %s | %d | %.1f | %.1f | %+.1f | %.0f%% | %d |", k.c_str(), s.n, s.mape, s.median, s.signed_mean,
+                s.within10, q.n);
+    if (q.n) appendf(out, " %.1f | %.1f | %+.1f |\n", q.mape, q.median, q.signed_mean);
+    else appendf(out, " - | - | - |\n");
+  };
+  for (const auto& [k, v] : all) line(k, v, clean[k]);
+  line("**all**", every, every_clean);
+}
+
+std::string by_origin(const Row& r) { return r.origin; }
+std::string by_kind(const Row& r) { return r.kind; }
+std::string by_origin_kind(const Row& r) { return r.origin + " / " + r.kind; }
+std::string by_finetune(const Row& r) { return r.finetune; }
+std::string by_model(const Row& r) { return r.model; }
+std::string by_precision(const Row& r) { return r.precision; }
+std::string by_convention(const Row& r) { return r.m.convention; }
+
+
+}  // namespace
+
+MemoryEvaluation evaluate_memory(const MemoryEvaluationOptions& o, const Catalogs& catalogs) {
+  const std::string& memory_csv = o.memory_csv;
+  const std::string& stand_in = o.stand_in_gpu;
+  const std::string& rows_out = o.rows_csv;
+  const std::string& jobs_dir = o.jobs_dir;
+  std::string out;
+  MemoryEvaluation result;
+    const auto t = CsvTable::read_file(memory_csv);
+    const auto zoo = zoo_ids(catalogs.models_dir());
+    std::vector<Row> rows;
+    std::map<std::string, int> skipped;
+    int oom_rows = 0, oom_mapped = 0, oom_predicted = 0;
+    std::vector<std::string> oom_lines;
+    std::ofstream rows_csv;
+    if (!rows_out.empty()) {
+      rows_csv.open(rows_out);
+      rows_csv << "row_id,origin,memory_kind,finetune,model,gpu,stand_in,precision,quality_flag,measured_gib,"
+                  "predicted_gib,ratio,convention,weights_gib,master_gib,gradients_gib,optimizer_gib,activations_gib,"
+                  "allocated_gib,reserved_gib,device_gib\n";
+    }
+    if (!jobs_dir.empty()) std::filesystem::create_directories(jobs_dir);
+    // The data's README (caveat 4): some multi-GPU rows repeat the 1-GPU value of the same config.
+    // A multi-GPU row whose value equals a 1-GPU row's of the same origin, model and method is that.
+    std::map<std::string, std::vector<std::string>> single_gpu_values;
+    auto config_key = [&](const CsvRow& r) {
+      return t.text(r, "origin") + "|" + t.text(r, "model") + "|" + t.text(r, "finetune");
+    };
+    for (const auto& r : t.rows())
+      if (t.text(r, "num_gpus") == "1") single_gpu_values[config_key(r)].push_back(t.text(r, "measured_peak_gib"));
+    for (const auto& r : t.rows()) {
+      Row e;
+      make_job(t, r, zoo, stand_in, e);
+      const auto& same = single_gpu_values[config_key(r)];
+      if (e.skip.empty() && t.text(r, "num_gpus") != "1" &&
+          std::find(same.begin(), same.end(), t.text(r, "measured_peak_gib")) != same.end())
+        e.skip = "multi-GPU value repeats the 1-GPU value of the same config (data README, caveat 4)";
+      if (e.skip.empty()) {
+        const std::string name = "memory.csv row " + e.id;
+        try {
+          const auto job = parse_job_spec(YamlReader::load_string(e.job_yaml, name));
+          e.m = predict_analytical(resolve_job(job, catalogs)).memory;
+        } catch (const InputError& err) {
+          e.skip = "job rejected by validation";
+          std::fprintf(stderr, "%s (%s): rejected: %s\n", name.c_str(), e.model.c_str(), err.what());
+        }
+      }
+      if (!e.skip.empty()) {
+        ++skipped[e.skip];
+        rows.push_back(e);
+        continue;
+      }
+      if (!jobs_dir.empty()) std::ofstream(jobs_dir + "/row-" + e.id + ".yaml") << e.job_yaml;
+      if (rows_csv) {
+        const double g = kBytesPerGiB;
+        rows_csv << e.id << ',' << e.origin << ',' << e.kind << ',' << e.finetune << ',' << e.model << ',' << e.gpu
+                 << ',' << (e.stand_in.empty() ? 0 : 1) << ',' << e.precision << ',' << csv_escape(e.flags) << ','
+                 << e.measured_gib << ',' << e.predicted_bytes() / g << ',' << e.predicted_bytes() / g / e.measured_gib
+                 << ',' << e.m.convention << ',' << e.m.weights / g << ',' << e.m.master_weights / g << ','
+                 << e.m.gradients / g << ',' << e.m.optimizer_state / g << ',' << e.m.activations / g << ','
+                 << e.m.allocated_bytes / g << ',' << e.m.reserved_bytes / g << ',' << e.m.per_gpu_bytes / g << '\n';
+      }
+      rows.push_back(e);
+    }
+    // OOM rows: the same rules as if they had run; the estimate should exceed the GPU's capacity.
+    for (const auto& r : t.rows()) {
+      if (t.text(r, "outcome") != "oom") continue;
+      ++oom_rows;
+      Row e;
+      make_job(t, r, zoo, "", e, true);
+      if (!e.skip.empty()) continue;
+      try {
+        const auto m = predict_analytical(resolve_job(parse_job_spec(YamlReader::load_string(e.job_yaml, "oom row")),
+                                                      catalogs)).memory;
+        ++oom_mapped;
+        if (!m.fits) ++oom_predicted;
+        oom_lines.push_back("| " + e.id + " | " + e.model + " | " + e.gpu + " | " + e.finetune + " | " +
+                            std::to_string(m.per_gpu_bytes / kBytesPerGiB).substr(0, 5) + " | " +
+                            std::to_string(m.capacity_bytes / kBytesPerGiB).substr(0, 5) + " | " +
+                            (m.fits ? "fits (miss)" : "does not fit") + " |");
+      } catch (const InputError&) {
+      }
+    }
+
+    int evaluated = 0, stand_ins = 0;
+    for (const auto& r : rows)
+      if (r.skip.empty()) (r.stand_in.empty() ? evaluated : stand_ins)++;
+    appendf(out, "%zu rows; %d evaluated on their catalog GPU",
+                rows.size(), evaluated);
+    if (!stand_in.empty()) appendf(out, ", %d more on the stand-in GPU %s", stand_ins, stand_in.c_str());
+    appendf(out, ".\n\n| not evaluated, reason | rows |\n|---|---:|\n");
+    std::vector<std::pair<std::string, int>> reasons(skipped.begin(), skipped.end());
+    std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [reason, n] : reasons) appendf(out, "| %s | %d |\n", reason.c_str(), n);
+    appendf(out, 
+        "\nError = the predicted layer the row's memory kind measures, / 2^30, against measured_peak_gib: "
+        "memory.allocated_bytes for allocated and active rows, memory.reserved_bytes (allocated + 10 %% allocator "
+        "slack) for reserved rows, memory.per_gpu_bytes (reserved + CUDA context + NCCL buffers) for nvidia-smi, "
+        "screenshot and not-stated rows. Signed error = mean of (predicted / measured - 1). \"clean\" = rows with "
+        "a blank quality_flag. Each row's copies follow its memory_convention column (datasets/memory.csv); "
+        "qlora rows store the block projections in NF4.\n");
+    table(out, "## Per origin", rows, by_origin);
+    table(out, "## Per memory kind", rows, by_kind);
+    table(out, "## Per origin and memory kind", rows, by_origin_kind);
+    table(out, "## Per fine-tuning method", rows, by_finetune);
+    table(out, "## Per memory convention", rows, by_convention);
+    table(out, "## Per precision", rows, by_precision);
+    table(out, "## Per model", rows, by_model);
+    if (!stand_in.empty() && stand_ins > 0)
+      table(out, "## Rows whose GPU is not named, on the stand-in GPU " + stand_in + ", per origin and memory kind", rows,
+            by_origin_kind, true);
+    appendf(out, "\n## OOM rows (published as out of memory, no value)\n\n%d OOM rows, %d stated as job specs by the "
+                "same rules; the estimate exceeds the GPU's capacity on %d of them.\n\n| row | model | gpu | finetune | "
+                "predicted GiB | capacity GiB | verdict |\n|---|---|---|---|---:|---:|---|\n",
+                oom_rows, oom_mapped, oom_predicted);
+    for (const auto& l : oom_lines) appendf(out, "%s\n", l.c_str());
+  result.markdown = out;
+  // The headline per memory kind and overall, for the bundle's metrics.
+  std::map<std::string, std::vector<const Row*>> by_kind_rows;
+  std::vector<const Row*> every;
+  for (const auto& r : rows) {
+    if (!r.skip.empty() || !r.stand_in.empty()) continue;
+    by_kind_rows[r.kind].push_back(&r);
+    every.push_back(&r);
+  }
+  auto summary = [](const Stats& s) {
+    return nlohmann::json{{"rows", s.n}, {"mape", s.mape}, {"median_ape", s.median}, {"signed", s.signed_mean},
+                          {"within_10", s.within10}};
+  };
+  result.summary = summary(stats(every));
+  for (const auto& [kind, v] : by_kind_rows) result.summary["by_kind"][kind] = summary(stats(v));
+  return result;
+}
+
+}  // namespace ptp
