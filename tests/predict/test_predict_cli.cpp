@@ -96,9 +96,10 @@ TEST_CASE("every binary says its version and schemas; JSON carries them with the
 // Issue 30, item 1d: CLI11's own range checks printed DBL_MAX in full and let nan through.
 TEST_CASE("numeric flags are range-checked with a one-line error", "[cli][issue30]") {
   const std::string job = source_path("configs/jobs/bert-large-amp-16xa100.yaml");
-  for (const std::string& args : {"--max-hours -1", "--max-hours nan", "--max-hours inf", "--max-hours 1e300",
-                                  "--max-cost -5", "--max-cost nan", "--search --top -1", "--search --top 0",
-                                  "--search --threads 100000"}) {
+  for (const char* flags : {"--max-hours -1", "--max-hours nan", "--max-hours inf", "--max-hours 1e300",
+                            "--max-cost -5", "--max-cost nan", "--search --top -1", "--search --top 0",
+                            "--search --threads 100000"}) {
+    const std::string args = flags;
     INFO(args);
     auto r = run_command(predict(job + " " + args));
     CHECK(r.exit_code == 2);
