@@ -4,7 +4,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/predict/learned/bundle.hpp"

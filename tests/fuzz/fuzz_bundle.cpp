@@ -13,11 +13,12 @@
 #include <map>
 
 #include "fuzz_common.hpp"
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/flatten_xgboost.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -49,7 +50,7 @@ const std::map<std::string, std::string>& default_parts() {
                                             {"compute", tiny_booster(ptp::op_feature_names().size())},
                                             {"communication", tiny_booster(ptp::collective_feature_names().size())}};
     for (const char* key : {"aggregator", "compute", "communication"})
-      m[std::string(key) + ".trees"] = ptp::TreeEnsemble::from_xgboost_ubj(m[key], key).serialize();
+      m[std::string(key) + ".trees"] = ptp::flatten_xgboost_ubj(m[key], key).serialize();
     return m;
   }();
   return b;

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "fuzz_common.hpp"
-#include "ptp/predict/learned/training_data.hpp"
+#include "ptp/train/training_data.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 

@@ -41,10 +41,11 @@
 #include <string>
 #include <vector>
 
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/write_bundle.hpp"
 #include "support/run_command.hpp"
 
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/train/evaluation.hpp"
 
 using namespace ptp;
 

@@ -12,10 +12,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "ptp/predict/learned/bundle.hpp"
-#include "ptp/predict/learned/trainer.hpp"
 #include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/train/trainer.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "support/run_command.hpp"
 

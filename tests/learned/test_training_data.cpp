@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "ptp/predict/learned/training_data.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/train/training_data.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"

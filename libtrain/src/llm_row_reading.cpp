@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/llm_row_reading.hpp"
+#include "ptp/train/llm_row_reading.hpp"
 
 #include <algorithm>
 

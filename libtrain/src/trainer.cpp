@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/train/trainer.hpp"
 
 #include <xgboost/c_api.h>
 
@@ -11,16 +11,18 @@
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/calibration.hpp"
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
-#include "ptp/predict/learned/calibration_eval.hpp"
-#include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/features.hpp"
-#include "ptp/predict/learned/stack_effects.hpp"
 #include "ptp/predict/learned/support.hpp"
-#include "ptp/predict/learned/training_data.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/calibration_eval.hpp"
+#include "ptp/train/evaluation.hpp"
+#include "ptp/train/flatten_xgboost.hpp"
+#include "ptp/train/stack_effects.hpp"
+#include "ptp/train/training_data.hpp"
+#include "ptp/train/write_bundle.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/version.hpp"
@@ -215,7 +217,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   // The levels compose runs below through their flattened trees, as ptp-predict will.
   if (o.on_training_rows) o.on_training_rows("compute", op_set.x);
   const std::string compute_bytes = Booster::train(op_set.x, op_set.y, op_feature_names(), op_params).save_ubj();
-  auto compute = std::make_unique<LearnedOpModel>(TreeEnsemble::from_xgboost_ubj(compute_bytes, "compute"),
+  auto compute = std::make_unique<LearnedOpModel>(flatten_xgboost_ubj(compute_bytes, "compute"),
                                                   op_set.maths, op_set.measured_pairs);
   if (o.cross_validate) o.log("compute model: " + metrics["compute"].dump());
 
@@ -263,7 +265,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   if (o.on_training_rows) o.on_training_rows("communication", cx);
   const std::string comm_bytes = Booster::train(cx, cy, collective_feature_names(), comm_params).save_ubj();
   auto communication =
-      std::make_unique<LearnedCollectiveModel>(TreeEnsemble::from_xgboost_ubj(comm_bytes, "communication"));
+      std::make_unique<LearnedCollectiveModel>(flatten_xgboost_ubj(comm_bytes, "communication"));
   if (o.cross_validate) o.log("communication model: " + metrics["communication"].dump());
 
   // Aggregator level: one row per run, composed from the lower levels.

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/dense_matrix.hpp"
-#include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/support.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/evaluation.hpp"
 
 namespace ptp {
 

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/train/evaluation.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/calibration_eval.hpp"
+#include "ptp/train/calibration_eval.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/train/evaluation.hpp"
 
 namespace ptp {
 

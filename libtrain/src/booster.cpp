@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/booster.hpp"
+#include "ptp/train/booster.hpp"
 
 #include <xgboost/c_api.h>
 #ifdef _OPENMP

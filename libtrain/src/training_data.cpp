@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/training_data.hpp"
+#include "ptp/train/training_data.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "ptp/predict/learned/llm_row_reading.hpp"
 #include "ptp/predict/learned/sha256.hpp"
+#include "ptp/train/llm_row_reading.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/stack_effects.hpp"
+#include "ptp/train/stack_effects.hpp"
 
 #include <cmath>
 #include <set>
