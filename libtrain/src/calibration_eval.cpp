@@ -8,7 +8,7 @@
 
 #include "ptp/train/evaluation.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 
@@ -175,4 +175,4 @@ CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -11,7 +11,7 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 // Objectives whose prediction is the raw margin (XGBoost's PredTransform and ProbToMargin are the
@@ -99,4 +99,4 @@ TreeEnsemble flatten_xgboost_ubj(const std::string& ubj, const std::string& orig
   return TreeEnsemble::parse(TreeEnsemble::encode(num_features, base_margin, first_node, nodes), origin);
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

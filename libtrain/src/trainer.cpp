@@ -29,7 +29,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 
@@ -732,4 +732,4 @@ TrainResult train_bundle(const TrainOptions& o) {
   return result;
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

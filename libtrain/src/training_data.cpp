@@ -15,7 +15,7 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 std::string framework_id(const std::string& published) {
   const std::string f = to_lower(published);
@@ -354,4 +354,4 @@ Table<CollectiveRecord> load_collectives(const std::string& path) {
   });
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

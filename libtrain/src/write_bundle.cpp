@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+namespace ptp::train {
 
 void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files) {
   std::map<std::string, std::string> trees;  // flattened before anything is written: refusals leave no debris
@@ -43,4 +43,4 @@ void write_bundle(const std::string& dir, nlohmann::json manifest, const std::ma
   fs::remove_all(old, ec);
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

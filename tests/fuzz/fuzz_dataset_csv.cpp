@@ -12,6 +12,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ptp;
+  using namespace ptp::train;
   const std::string text = fuzz::text_of(data, size);
   fuzz::expect_clean("fuzz.csv", [&] {
     const CsvTable t = CsvTable::parse(text, "fuzz.csv");

@@ -10,6 +10,7 @@
 #include "support/run_command.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 namespace fs = std::filesystem;
 
 namespace {

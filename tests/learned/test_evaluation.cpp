@@ -6,6 +6,7 @@
 #include "ptp/train/evaluation.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 
 TEST_CASE("MAPE and median APE", "[evaluation]") {
   const auto s = error_stats({10, 20, 30, 100});

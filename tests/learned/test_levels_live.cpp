@@ -20,6 +20,7 @@
 #include "support/run_command.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,7 +46,7 @@ void slow_down(const std::string& path, const std::string& gpu, double factor, c
   std::ofstream(path, std::ios::trunc) << out;
 }
 
-std::string train(const std::string& data) {
+std::string train_on(const std::string& data) {
   TrainOptions o;
   o.data_dir = data;
   o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
@@ -63,7 +64,7 @@ LearnedBundle trained(Edit edit) {
   const std::string data = ptp::test::temp_dir() + "/data";
   fs::copy(fixture, data, fs::copy_options::recursive);
   edit(data);
-  return LearnedBundle::load(train(data));
+  return LearnedBundle::load(train_on(data));
 }
 LearnedBundle unperturbed() {
   return trained([](const std::string&) {});

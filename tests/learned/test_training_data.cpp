@@ -9,6 +9,7 @@
 #include <map>
 
 using namespace ptp;
+using namespace ptp::train;
 
 namespace {
 std::string fixture(const std::string& rel) { return std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture/" + rel; }

@@ -15,6 +15,7 @@
 #include "support/run_command.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 
 namespace {
 const std::string kShipped = std::string(PTP_SOURCE_DIR) + "/models/default";

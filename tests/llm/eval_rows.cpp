@@ -8,6 +8,11 @@
 
 namespace ptp::llm_eval {
 
+using train::canonical_model_from_notes;
+using train::LlmRunReading;
+using train::PublishedLlmRun;
+using train::read_llm_run;
+
 namespace {
 std::string cell(const CsvTable& t, const CsvRow& r, const char* col) { return t.text(r, col); }
 double num(const CsvTable& t, const CsvRow& r, const char* col, double fallback = 0) {

@@ -5,10 +5,10 @@
 
 #include "ptp/predict/learned/tree_ensemble.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 // Refuses what the flattened form does not reproduce (dart, categorical splits, multi-output,
 // objectives with an output transform). `origin` names the source in errors.
 TreeEnsemble flatten_xgboost_ubj(const std::string& ubj, const std::string& origin);
 
-}  // namespace ptp
+}  // namespace ptp::train
