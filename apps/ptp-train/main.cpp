@@ -4,7 +4,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/predict/learned/bundle.hpp"
@@ -14,7 +14,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"ptp-train: hierarchical XGBoost models (compute, communication, aggregator) from datasets/"};
   app.set_version_flag("--version", ptp::version_line("ptp-train", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion));
-  ptp::TrainOptions options;
+  ptp::train::TrainOptions options;
   bool quiet = false, no_cv = false;
   app.add_option("--data", options.data_dir, "dataset folder with runs.csv, ops/ (or ops.csv), collectives.csv");
   app.add_option("--out", options.out_dir, "bundle directory to write (replaced atomically)");
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     std::cerr << "[" << static_cast<int>(s) << " s] " << line << "\n";
   };
   try {
-    const auto result = ptp::train_bundle(options);
+    const auto result = ptp::train::train_bundle(options);
     std::cout << result.report_markdown;
     std::cout << "\nbundle written to " << options.out_dir << " (report in " << options.out_dir << "/report/)\n";
     return 0;

@@ -13,11 +13,12 @@
 #include <map>
 
 #include "fuzz_common.hpp"
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/flatten_xgboost.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -33,13 +34,13 @@ std::string tiny_booster(std::size_t width) {
     x.add_row(row);
     y.push_back(static_cast<float>(r % 3) * 0.1f);
   }
-  ptp::BoosterParams p;
+  ptp::train::BoosterParams p;
   p.rounds = 2;
   p.max_depth = 2;
   p.threads = 1;
   p.subsample = 1;
   p.colsample = 1;
-  return ptp::Booster::train(x, y, names, p).save_ubj();
+  return ptp::train::Booster::train(x, y, names, p).save_ubj();
 }
 
 // Boosters by key, and their flattened trees by "<key>.trees".
@@ -49,7 +50,7 @@ const std::map<std::string, std::string>& default_parts() {
                                             {"compute", tiny_booster(ptp::op_feature_names().size())},
                                             {"communication", tiny_booster(ptp::collective_feature_names().size())}};
     for (const char* key : {"aggregator", "compute", "communication"})
-      m[std::string(key) + ".trees"] = ptp::TreeEnsemble::from_xgboost_ubj(m[key], key).serialize();
+      m[std::string(key) + ".trees"] = ptp::train::flatten_xgboost_ubj(m[key], key).serialize();
     return m;
   }();
   return b;
@@ -68,6 +69,7 @@ const ptp::ResolvedJob& fixed_job() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ptp;
+  using namespace ptp::train;
   static const fs::path dir = [] {
     const fs::path d = fuzz::scratch_path("fuzz-bundle");
     fs::create_directories(d);

@@ -6,12 +6,13 @@
 #include <fstream>
 
 #include "fuzz_common.hpp"
-#include "ptp/predict/learned/training_data.hpp"
+#include "ptp/train/training_data.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ptp;
+  using namespace ptp::train;
   const std::string text = fuzz::text_of(data, size);
   fuzz::expect_clean("fuzz.csv", [&] {
     const CsvTable t = CsvTable::parse(text, "fuzz.csv");

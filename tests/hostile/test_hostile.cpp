@@ -41,10 +41,11 @@
 #include <string>
 #include <vector>
 
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/write_bundle.hpp"
 #include "support/run_command.hpp"
 
 namespace fs = std::filesystem;
@@ -151,13 +152,13 @@ std::string tiny_booster(std::size_t width) {
     x.add_row(row);
     y.push_back(0.0f);  // log(measured / analytical) = 0: the bundle answers like the analytical model
   }
-  ptp::BoosterParams p;
+  ptp::train::BoosterParams p;
   p.rounds = 2;
   p.max_depth = 2;
   p.threads = 1;
   p.subsample = 1;
   p.colsample = 1;
-  return ptp::Booster::train(x, y, names, p).save_ubj();
+  return ptp::train::Booster::train(x, y, names, p).save_ubj();
 }
 
 // A valid bundle for this build in `dir`, with the hostile case `spec` (see the header) applied.
@@ -167,7 +168,7 @@ void make_bundle(const fs::path& dir, const nlohmann::json& spec = nlohmann::jso
   m["features"] = {{"aggregator", ptp::run_feature_names(false)},
                    {"compute", ptp::op_feature_names()},
                    {"communication", ptp::collective_feature_names()}};
-  ptp::write_bundle(dir.string(), m,
+  ptp::train::write_bundle(dir.string(), m,
                     {{"aggregator", tiny_booster(ptp::run_feature_names(false).size())},
                      {"compute", tiny_booster(ptp::op_feature_names().size())},
                      {"communication", tiny_booster(ptp::collective_feature_names().size())}});

@@ -5,11 +5,12 @@
 
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/sha256.hpp"
-#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 namespace fs = std::filesystem;
 
 namespace {

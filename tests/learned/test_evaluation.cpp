@@ -3,9 +3,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/train/evaluation.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 
 TEST_CASE("MAPE and median APE", "[evaluation]") {
   const auto s = error_stats({10, 20, 30, 100});

@@ -13,14 +13,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "ptp/predict/learned/bundle.hpp"
-#include "ptp/predict/learned/trainer.hpp"
 #include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/train/trainer.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 namespace fs = std::filesystem;
 
 namespace {
@@ -48,7 +49,7 @@ void slow_down(const std::string& path, const std::string& equals, double factor
   std::ofstream(path, std::ios::trunc) << out;
 }
 
-std::string train(const std::string& data) {
+std::string train_on(const std::string& data) {
   TrainOptions o;
   o.data_dir = data;
   o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
@@ -66,7 +67,7 @@ LearnedBundle trained(Edit edit) {
   const std::string data = ptp::test::temp_dir() + "/data";
   fs::copy(fixture, data, fs::copy_options::recursive);
   edit(data);
-  return LearnedBundle::load(train(data));
+  return LearnedBundle::load(train_on(data));
 }
 LearnedBundle unperturbed() {
   return trained([](const std::string&) {});

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "ptp/predict/learned/training_data.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/train/training_data.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
@@ -9,6 +9,7 @@
 #include <map>
 
 using namespace ptp;
+using namespace ptp::train;
 
 namespace {
 std::string fixture(const std::string& rel) { return std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture/" + rel; }

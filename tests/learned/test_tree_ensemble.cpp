@@ -7,13 +7,15 @@
 #include <limits>
 #include <map>
 
-#include "ptp/predict/learned/booster.hpp"
-#include "ptp/predict/learned/trainer.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/flatten_xgboost.hpp"
+#include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
+using namespace ptp::train;
 
 namespace {
 const std::string kShipped = std::string(PTP_SOURCE_DIR) + "/models/default";
@@ -74,7 +76,7 @@ Small small_booster() {
 
 TEST_CASE("flattened trees equal XGBoost on a booster with missing values and threshold ties", "[trees]") {
   const Small s = small_booster();
-  const TreeEnsemble trees = TreeEnsemble::from_xgboost_ubj(s.booster.save_ubj(), "small.ubj");
+  const TreeEnsemble trees = flatten_xgboost_ubj(s.booster.save_ubj(), "small.ubj");
   CHECK(trees.num_features() == 6);
   CHECK(trees.num_trees() == 40);
   CHECK(trees.predict(s.x) == s.booster.predict(s.x));
@@ -91,7 +93,7 @@ TEST_CASE("flattened trees equal XGBoost on a booster with missing values and th
 }
 
 TEST_CASE("malformed flattened-tree files are refused with one line", "[trees]") {
-  const std::string good = TreeEnsemble::from_xgboost_ubj(small_booster().booster.save_ubj(), "small.ubj").serialize();
+  const std::string good = flatten_xgboost_ubj(small_booster().booster.save_ubj(), "small.ubj").serialize();
   auto patched = [&](std::size_t offset, std::uint32_t v) {
     std::string b = good;
     std::memcpy(&b[offset], &v, sizeof v);
@@ -121,7 +123,7 @@ TEST_CASE("malformed flattened-tree files are refused with one line", "[trees]")
                       Catch::Contains(problem));
     CHECK(e.find('\n') == std::string::npos);
   }
-  CHECK_THROWS_AS(TreeEnsemble::from_xgboost_ubj("not ubj", "garbage.ubj"), InputError);
+  CHECK_THROWS_AS(flatten_xgboost_ubj("not ubj", "garbage.ubj"), InputError);
 }
 
 TEST_CASE("the shipped bundle's flattened trees equal its XGBoost boosters on every training row", "[trees][train][slow]") {

@@ -18,10 +18,12 @@
 #include <iostream>
 #include <string>
 
-#include "ptp/predict/learned/memory_evaluation.hpp"
+#include "ptp/train/memory_evaluation.hpp"
 #include "ptp/vocab/error.hpp"
 
 using namespace ptp;
+using ptp::train::evaluate_memory;
+using ptp::train::MemoryEvaluationOptions;
 
 int main(int argc, char** argv) {
   std::string memory_csv = std::string(PTP_SOURCE_DIR) + "/datasets/memory.csv";

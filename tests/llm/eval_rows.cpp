@@ -4,9 +4,14 @@
 #include <cmath>
 #include <sstream>
 
-#include "ptp/predict/learned/llm_row_reading.hpp"
+#include "ptp/train/llm_row_reading.hpp"
 
 namespace ptp::llm_eval {
+
+using train::canonical_model_from_notes;
+using train::LlmRunReading;
+using train::PublishedLlmRun;
+using train::read_llm_run;
 
 namespace {
 std::string cell(const CsvTable& t, const CsvRow& r, const char* col) { return t.text(r, col); }
@@ -44,7 +49,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   e.measured_step_s = num(t, row, "step_time_s");
   e.recompute = cell(t, row, "activation_checkpointing");
   if (e.recompute.empty()) e.recompute = "none";
-  // The rules ptp-train reads the same rows by (ptp/predict/learned/llm_row_reading.hpp).
+  // The rules ptp-train reads the same rows by (ptp/train/llm_row_reading.hpp).
   PublishedLlmRun published;
   published.framework = e.framework;
   published.sharding = cell(t, row, "sharding");

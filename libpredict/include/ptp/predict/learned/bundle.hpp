@@ -65,8 +65,4 @@ class LearnedBundle {
   nlohmann::json manifest_;
 };
 
-// Writes boosters (UBJ bytes by level), their flattened trees and the manifest into a temporary
-// sibling directory and renames it over `dir`, so a failure never leaves a half-written bundle.
-void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files);
-
 }  // namespace ptp

@@ -35,16 +35,17 @@ class TreeEnsemble {
   static constexpr std::uint32_t kLeaf = 0xFFFFFFFFu;
   static constexpr std::uint32_t kDefaultLeft = 0x80000000u;
 
-  // XGBoost's own model (UBJ bytes, as Booster::save_ubj writes) flattened; no XGBoost needed.
-  // Refuses what the flattened form does not reproduce (dart, categorical splits, multi-output,
-  // objectives with an output transform). `origin` names the source in errors.
-  static TreeEnsemble from_xgboost_ubj(const std::string& ubj, const std::string& origin);
   // The `.trees` file bytes back into an ensemble (kept as they are: walked in place, not copied);
   // throws a one-line InputError naming `origin`. The second form keeps `data` alive (a mapping of
   // the file, say) for as long as any copy of the ensemble.
   static TreeEnsemble parse(std::string bytes, const std::string& origin);
   static TreeEnsemble parse(std::shared_ptr<const char> data, std::size_t size, const std::string& origin);
   std::string serialize() const { return std::string(data_.get(), size_); }
+  // The `.trees` file bytes for these tables (first_node and nodes as the format above lays them out).
+  // Public for ptp::train's XGBoost flattener (ptp/train/flatten_xgboost.hpp), which builds the
+  // tables from a booster; ptp-predict itself only parses files.
+  static std::string encode(std::uint32_t num_features, float base_margin, const std::vector<std::uint32_t>& first_node,
+                            const std::vector<Node>& nodes);
 
   // Same float arithmetic as XGBoost 1.7's CPU predictor: the margin starts at base_margin and adds
   // each tree's leaf in tree order, in float.
@@ -63,8 +64,6 @@ class TreeEnsemble {
   std::size_t size_ = 0;              // from them with memcpy (any alignment)
   std::uint32_t first_node(std::uint32_t tree) const;
   Node node(std::uint32_t index) const;
-  static std::string encode(std::uint32_t num_features, float base_margin, const std::vector<std::uint32_t>& first_node,
-                            const std::vector<Node>& nodes);
 };
 
 }  // namespace ptp

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/trainer.hpp"
+#include "ptp/train/trainer.hpp"
 
 #include <xgboost/c_api.h>
 
@@ -11,24 +11,29 @@
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/calibration.hpp"
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/bundle.hpp"
-#include "ptp/predict/learned/calibration_eval.hpp"
-#include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/features.hpp"
-#include "ptp/predict/learned/memory_evaluation.hpp"
-#include "ptp/predict/learned/stack_effects.hpp"
+#include "ptp/train/memory_evaluation.hpp"
 #include "ptp/predict/learned/support.hpp"
-#include "ptp/predict/learned/training_data.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/calibration_eval.hpp"
+#include "ptp/train/evaluation.hpp"
+#include "ptp/train/flatten_xgboost.hpp"
+#include "ptp/train/stack_effects.hpp"
+#include "ptp/train/training_data.hpp"
+#include "ptp/train/write_bundle.hpp"
+#include "trainer_levels.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/version.hpp"
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+namespace ptp::train {
+
+using namespace detail;
 
 namespace {
 
@@ -41,103 +46,12 @@ std::string data_path(const std::string& dir, const std::string& table) {
   return file.string();
 }
 
-// ---- compute level ---------------------------------------------------------------------------
-
-constexpr std::size_t kMaxOpRows = 12000;
-
-struct OpTrainingSet {
-  DenseMatrix x;
-  std::vector<float> y;
-  std::vector<double> bound, roofline, measured;  // bound: op_analytical_seconds, the model's base
-  std::vector<std::string> gpu;
-  std::vector<std::string> math;  // GEMM classes: the math mode they ran; others: "memory-bound <dtype>"
-  std::set<std::string> maths;
-  std::set<std::string> measured_pairs;  // measured_key() of every row
-};
-
-// Host-backend rows (ptp-profile --backend host) time the CPU: they test the pipeline, not a GPU.
-std::string skip_reason_for_gpu(const std::string& gpu) {
-  return gpu == "host" ? "host-backend row (no GPU timed)" : "GPU not in the catalog";
-}
-
 // What a table gave training: rows read, used, and each reason rows were left out. ptp-train prints
 // it and the report keeps it, so a dataset that silently shrank is visible.
 nlohmann::json data_use(int read, std::size_t used, const std::map<std::string, int>& skipped) {
   int total = 0;
   for (const auto& [why, n] : skipped) total += n;
   return {{"read", read}, {"used", used}, {"skipped", total}, {"reasons", skipped}};
-}
-std::string data_use_line(const std::string& table, const nlohmann::json& u) {
-  std::string out = table + ": " + u["read"].dump() + " rows read, " + u["used"].dump() + " used, " +
-                    u["skipped"].dump() + " skipped";
-  std::string reasons;
-  for (const auto& [why, n] : u["reasons"].items()) reasons += (reasons.empty() ? "" : "; ") + n.dump() + " " + why;
-  return out + (reasons.empty() ? "" : " (" + reasons + ")");
-}
-
-OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus, std::map<std::string, int>& skipped) {
-  OpTrainingSet s;
-  static const std::set<std::string> classes{"gemm", "batched_gemm", "elementwise", "layernorm", "softmax"};
-  // The op tables sweep shapes densely; every `stride`-th row keeps the shape coverage at a fraction
-  // of the training time (the selection is deterministic).
-  const std::size_t stride = std::max<std::size_t>(1, ops.rows.size() / kMaxOpRows);
-  if (stride > 1)
-    skipped["thinned to every " + std::to_string(stride) + "th row (at most " + std::to_string(kMaxOpRows) +
-            " op rows are trained on)"] += static_cast<int>(ops.rows.size() - (ops.rows.size() + stride - 1) / stride);
-  for (std::size_t i = 0; i < ops.rows.size(); i += stride) {
-    const auto& r = ops.rows[i];
-    if (!classes.count(r.op_class)) { ++skipped["op class not modelled (" + r.op_class + ")"]; continue; }
-    const GpuSpec* g = gpus.find(r.gpu);
-    if (!g) { ++skipped[skip_reason_for_gpu(r.gpu)]; continue; }
-    OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes, r.dtype};
-    if (!is_gemm_class(shape)) shape.math = "fp32";
-    if (shape.math == "bf16") shape.math = "fp16";
-    if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
-    const double bound = op_analytical_seconds(shape, *g);
-    if (!(bound > 0)) { ++skipped["no roofline bound"]; continue; }
-    s.x.add_row(op_features(shape, *g));
-    s.y.push_back(static_cast<float>(std::log(r.time_s / bound)));
-    s.bound.push_back(bound);
-    s.roofline.push_back(op_roofline_seconds(shape, *g));
-    s.measured.push_back(r.time_s);
-    s.gpu.push_back(g->id);
-    s.math.push_back(is_gemm_class(shape) ? "gemm " + r.dtype : "memory-bound " + r.dtype);
-    if (is_gemm_class(shape)) s.maths.insert(shape.math);
-    s.measured_pairs.insert(measured_key(g->id, shape));
-  }
-  return s;
-}
-
-template <typename T>
-std::vector<T> take(const std::vector<T>& v, const std::vector<std::size_t>& idx) {
-  std::vector<T> out;
-  out.reserve(idx.size());
-  for (auto i : idx) out.push_back(v[i]);
-  return out;
-}
-
-// Out-of-fold predictions of log-ratio targets for one split. Folds are independent and each booster
-// is seeded alike, so `workers` threads taking every n-th fold give the same predictions as one.
-std::vector<double> out_of_fold(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& names,
-                                const BoosterParams& params, const Split& split, int workers = 1) {
-  std::vector<double> pred(y.size(), std::nan(""));
-  for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
-    const Booster b = Booster::train(x.select(train), take(y, train), names, params);
-    const auto p = b.predict(x.select(test));
-    for (std::size_t j = 0; j < test.size(); ++j) pred[test[j]] = p[j];
-  });
-  return pred;
-}
-
-std::vector<double> ape_of(const std::vector<double>& measured, const std::vector<double>& predicted,
-                           std::vector<std::size_t>* kept = nullptr) {
-  std::vector<double> ape;
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    if (!std::isfinite(predicted[i])) continue;
-    ape.push_back(100.0 * std::fabs(predicted[i] - measured[i]) / measured[i]);
-    if (kept) kept->push_back(i);
-  }
-  return ape;
 }
 
 // ---- runs ------------------------------------------------------------------------------------
@@ -174,98 +88,12 @@ TrainResult train_bundle(const TrainOptions& o) {
   params.seed = o.seed;
   params.threads = o.threads;
 
-  // Compute level: op time relative to the analytical kernel model.
-  std::map<std::string, int> op_skipped = ops.excluded;
-  auto op_set = op_training_set(ops, catalogs.gpus(), op_skipped);
-  if (op_set.y.size() < 50) throw InputError(ops.path, 0, 0, "", "fewer than 50 usable op measurements");
-  BoosterParams op_params = params;
-  op_params.rounds = 150;
-  op_params.max_depth = 6;
-  op_params.eta = 0.1;
-  op_params.objective = "reg:squarederror";
-  if (o.cross_validate) {
-    const auto split = group_split("leave_one_gpu_out", op_set.gpu);
-    BoosterParams cv_params = op_params;
-    cv_params.rounds = 80;  // report-only CV: fewer rounds keep ptp-train within its time budget
-    const auto oof = out_of_fold(op_set.x, op_set.y, op_feature_names(), cv_params, split);
-    std::vector<double> pred(oof.size());
-    for (std::size_t i = 0; i < oof.size(); ++i) pred[i] = op_set.bound[i] * std::exp(oof[i]);
-    const auto ape_learned = ape_of(op_set.measured, pred), ape_roof = ape_of(op_set.measured, op_set.roofline),
-               ape_an = ape_of(op_set.measured, op_set.bound);
-    metrics["compute"] = {{"rows", op_set.y.size()},
-                          {"leave_one_gpu_out", to_json(error_stats(ape_learned))},
-                          {"roofline_bound", to_json(error_stats(ape_roof))},
-                          {"analytical_kernel", to_json(error_stats(ape_an))}};
-    // Per math mode (GEMM classes) and element type (memory-bound classes): how the compute level does
-    // on a GPU whose kernels it never saw. A math mode with no kernel rows is declined by the compute
-    // level at prediction time (the roofline answers it) and listed here with n = 0.
-    nlohmann::json by_math = nlohmann::json::object();
-    const auto learned_by = grouped_stats(ape_learned, op_set.math), roof_by = grouped_stats(ape_roof, op_set.math),
-               an_by = grouped_stats(ape_an, op_set.math);
-    for (const auto& [label, v] : learned_by.items())
-      by_math[label] = {{"learned", v}, {"roofline_bound", roof_by[label]}, {"analytical_kernel", an_by[label]}};
-    for (const char* m : {"fp32", "tf32", "fp16", "bf16", "fp8"})
-      if (!by_math.contains(std::string("gemm ") + m))
-        by_math[std::string("gemm ") + m] = {{"learned", to_json(ErrorStats{})}, {"roofline_bound", to_json(ErrorStats{})},
-                                             {"analytical_kernel", to_json(ErrorStats{})},
-                                             {"note", std::string(m) == "bf16" ? "no kernel rows: answered as fp16"
-                                                                                   : "no kernel rows: declined, roofline answers"}};
-    metrics["compute"]["leave_one_gpu_out_by_math"] = by_math;
-    metrics["compute"]["gpus"] = std::set<std::string>(op_set.gpu.begin(), op_set.gpu.end());
-  }
-  // The levels compose runs below through their flattened trees, as ptp-predict will.
-  if (o.on_training_rows) o.on_training_rows("compute", op_set.x);
-  const std::string compute_bytes = Booster::train(op_set.x, op_set.y, op_feature_names(), op_params).save_ubj();
-  auto compute = std::make_unique<LearnedOpModel>(TreeEnsemble::from_xgboost_ubj(compute_bytes, "compute"),
-                                                  op_set.maths, op_set.measured_pairs);
-  if (o.cross_validate) o.log("compute model: " + metrics["compute"].dump());
-
-  // Communication level: all-reduce time relative to the ring bound.
-  DenseMatrix cx;
-  std::vector<float> cy;
-  std::vector<double> cbound, cmeasured;
-  std::vector<std::string> ckeys, cgpus;
-  std::map<std::string, int> coll_skipped = colls.excluded;
-  for (const auto& r : colls.rows) {
-    const GpuSpec* g = catalogs.gpus().find(r.gpu);
-    if (!g) {
-      ++coll_skipped[skip_reason_for_gpu(r.gpu)];
-      continue;
-    }
-    const FabricSpec* fabric = catalogs.fabrics().find(r.fabric_inter);
-    if (!fabric) fabric = catalogs.fabrics().find(g->default_inter_node);
-    CollectiveShape c{r.size_bytes, r.ranks, r.nodes, r.ranks_per_node};
-    const double bound = collective_bound_seconds(c, *g, fabric);
-    cx.add_row(collective_features(c, *g, fabric));
-    cy.push_back(static_cast<float>(std::log(r.time_s / bound)));
-    cbound.push_back(bound);
-    cmeasured.push_back(r.time_s);
-    ckeys.push_back(std::to_string(r.line) + r.gpu);
-    cgpus.push_back(r.gpu);
-  }
-  if (cy.size() < 20) throw InputError(colls.path, 0, 0, "", "fewer than 20 usable all_reduce measurements");
-  BoosterParams comm_params = params;
-  comm_params.rounds = 200;
-  comm_params.objective = "reg:squarederror";
-  if (o.cross_validate) {
-    auto held_out = [&](const Split& split) {
-      const auto oof = out_of_fold(cx, cy, collective_feature_names(), comm_params, split);
-      std::vector<double> pred(oof.size());
-      for (std::size_t i = 0; i < oof.size(); ++i) pred[i] = cbound[i] * std::exp(oof[i]);
-      return to_json(error_stats(ape_of(cmeasured, pred)));
-    };
-    // Leave-one-GPU-out says what the level is worth on a machine without collective rows (its
-    // features describe GPU and fabric by their specs; the rows cover few machines).
-    metrics["communication"] = {{"rows", cy.size()},
-                                {"kfold", held_out(kfold_split(ckeys, 5))},
-                                {"leave_one_gpu_out", held_out(group_split("leave_one_gpu_out", cgpus))},
-                                {"ring_bound", to_json(error_stats(ape_of(cmeasured, cbound)))}};
-  }
-  if (o.on_training_rows) o.on_training_rows("communication", cx);
-  const std::string comm_bytes = Booster::train(cx, cy, collective_feature_names(), comm_params).save_ubj();
-  auto communication =
-      std::make_unique<LearnedCollectiveModel>(TreeEnsemble::from_xgboost_ubj(comm_bytes, "communication"));
-  if (o.cross_validate) o.log("communication model: " + metrics["communication"].dump());
+  // Compute level: op time relative to the analytical kernel model (train_compute.cpp).
+  ComputeLevel compute_level = train_compute_level(o, catalogs, ops, params, metrics);
+  const std::unique_ptr<LearnedOpModel>& compute = compute_level.model;
+  // Communication level: all-reduce time relative to the ring bound (train_communication.cpp).
+  CommunicationLevel communication_level = train_communication_level(o, catalogs, colls, params, metrics);
+  const std::unique_ptr<LearnedCollectiveModel>& communication = communication_level.model;
 
   // Aggregator level: one row per run, composed from the lower levels.
   std::map<std::string, int> run_excluded = runs.excluded;
@@ -381,8 +209,8 @@ TrainResult train_bundle(const TrainOptions& o) {
   };
   metrics["runs"] = {{"rows", rows.size()}, {"total_rows", runs.total_rows}, {"excluded", run_excluded}};
   metrics["data"] = {{"runs", data_use(runs.total_rows, rows.size(), run_excluded)},
-                     {"ops", data_use(ops.total_rows, op_set.y.size(), op_skipped)},
-                     {"collectives", data_use(colls.total_rows, cy.size(), coll_skipped)}};
+                     {"ops", data_use(ops.total_rows, compute_level.rows, compute_level.skipped)},
+                     {"collectives", data_use(colls.total_rows, communication_level.rows, communication_level.skipped)}};
   for (const char* table : {"runs", "ops", "collectives"}) o.log(data_use_line(table, metrics["data"][table]));
   metrics["analytical"] = report_block(analytical);
   {
@@ -565,8 +393,8 @@ TrainResult train_bundle(const TrainOptions& o) {
         {"compute", op_feature_names()},
         {"communication", collective_feature_names()}}},
       {"targets", "log(measured / bound): compute vs the analytical kernel model (off the compute_measured GPU x math pairs blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
-      {"compute_maths", op_set.maths},
-      {"compute_measured", op_set.measured_pairs},
+      {"compute_maths", compute_level.maths},
+      {"compute_measured", compute_level.measured_pairs},
       {"domain",
        {{"precisions", precisions_seen},
         {"model_parallel", true},
@@ -586,136 +414,16 @@ TrainResult train_bundle(const TrainOptions& o) {
       {"interval", interval_json},
       {"metrics", metrics}};
   std::map<std::string, std::string> files = {{"aggregator", final_aggregator.typical.save_ubj()},
-                                              {"compute", compute_bytes},
-                                              {"communication", comm_bytes}};
+                                              {"compute", compute_level.bytes},
+                                              {"communication", communication_level.bytes}};
   write_bundle(o.out_dir, manifest, files);
 
   // Report: markdown, per-row predictions, plot.
   TrainResult result;
   result.metrics = metrics;
-  std::string md = "# ptp-train report\n\nData: `" + o.data_dir + "` (runs " + std::to_string(rows.size()) + " used of " +
-                   std::to_string(runs.total_rows) + ", ops " + std::to_string(op_set.y.size()) + ", all-reduce " +
-                   std::to_string(cy.size()) + "). Errors are absolute percentage errors of the step time.\n\n";
-  auto fmt_row = [](const std::string& name, const nlohmann::json& block) {
-    const auto& o2 = block["overall"];
-    return "| " + name + " | " + std::to_string(o2["n"].get<int>()) + " | " + o2["mape"].dump() + " | " +
-           o2["median_ape"].dump() + " |\n";
-  };
-  md += "## Data used and skipped\n\n";
-  for (const char* table : {"runs", "ops", "collectives"}) md += "- " + data_use_line(table, metrics["data"][table]) + "\n";
-  if (!o.cross_validate)
-    md += "\nTrained with --no-cv: no held-out residuals, so the bundle's 80 % band is not calibrated (zero "
-          "width); ptp-predict warns about it.\n";
-  md += "\n";
-  md += "## Overall\n\n| predictor / split | rows | MAPE % | median APE % |\n|---|---|---|---|\n";
-  md += fmt_row("analytical (no learning)", metrics["analytical"]);
-  if (metrics.contains("cv"))
-    for (const auto& [split, v] : metrics["cv"].items()) {
-      md += fmt_row("learned, " + split, v["learned"]);
-      if (v.contains("blind")) md += fmt_row("precision-blind, " + split, v["blind"]);
-    }
-  if (metrics.contains("ladder")) {
-    md += "\n## Ablation ladder (MAPE % on each split's held-out rows)\n\nEach column adds one level: the "
-          "analytical composition alone (roofline with efficiency curves); learned op times (compute level) composed with the analytical all-reduce; "
-          "plus the learned all-reduce (communication level); plus the aggregator (the full model, cross-validated). "
-          "The compute and communication levels train on kernel and collective rows, never on runs. Mean share of "
-          "op time the compute level answered over the runs: " +
-          metrics["runs"]["compute_learned_share_mean"].dump() + ".\n\n| split | rows | analytical | + compute | + communication | + aggregator (full) | 80 % band holds |\n|---|---|---|---|---|---|---|\n";
-    for (const auto& [split, v] : metrics["ladder"].items())
-      md += "| " + split + " | " + v["full"]["n"].dump() + " | " + v["analytical"]["mape"].dump() + " | " +
-            v["compute"]["mape"].dump() + " | " + v["compute_communication"]["mape"].dump() + " | " +
-            v["full"]["mape"].dump() + " | " + metrics["cv"][split]["band_coverage"].dump() + " |\n";
-  }
-  if (metrics.contains("ladder")) {
-    // Which level pays, said plainly from the figures above.
-    int compute_pays = 0, communication_pays = 0, splits = 0;
-    for (const auto& [split, v] : metrics["ladder"].items()) {
-      ++splits;
-      compute_pays += v["compute"]["mape"].get<double>() < v["analytical"]["mape"].get<double>();
-      communication_pays += v["compute_communication"]["mape"].get<double>() < v["compute"]["mape"].get<double>();
-    }
-    md += "\nWhich level pays: learned kernel times beat the analytical composition on " + std::to_string(compute_pays) + " of " +
-          std::to_string(splits) + " splits, the learned all-reduce improves on them on " + std::to_string(communication_pays) +
-          " of " + std::to_string(splits) +
-          ". Both ship anyway: they are the only way a user's own kernel and collective measurements (ptp-profile rows) "
-          "reach a forecast, and the aggregator is trained on their composition (README, ptp-train).\n";
-  }
-  if (metrics.contains("by_codebase")) {
-    md += "\n## By codebase, leave-one-codebase-out (MAPE %)\n\nEach codebase's runs predicted by levels trained without "
-          "any run of it (the typical-codebase correction, shrunk by support; no offset of its own).\n\n"
-          "| codebase | rows | analytical | + compute | + communication | + aggregator |\n|---|---|---|---|---|---|\n";
-    for (const auto& [cb, v] : metrics["by_codebase"].items())
-      md += "| " + cb + " | " + v["full"]["n"].dump() + " | " + v["analytical"]["mape"].dump() + " | " + v["compute"]["mape"].dump() +
-            " | " + v["compute_communication"]["mape"].dump() + " | " + v["full"]["mape"].dump() + " |\n";
-    md += "| macro (mean of codebases) | | " + metrics["by_codebase_macro"]["analytical"].dump() + " | | | " +
-          metrics["by_codebase_macro"]["full"].dump() + " |\n";
-    md += "\nShrinkage of the typical correction (fitted on held-out splits): " + metrics["shrinkage"].dump() +
-          "\n\nCodebase offsets (log space, shrunk): " + metrics["codebase_offsets"].dump() + "\n";
-  }
-  md += "\n## By precision (MAPE %)\n\n| precision | analytical |";
-  std::vector<std::string> split_names;
-  if (metrics.contains("cv"))
-    for (const auto& [split, v] : metrics["cv"].items()) split_names.push_back(split);
-  for (const auto& s : split_names) md += " " + s + " | " + s + " blind |";
-  md += "\n|---|---|";
-  for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|---|";
-  md += "\n";
-  for (const auto& p : precisions_seen) {
-    md += "| " + p + " | " + metrics["analytical"]["by_precision"][p]["mape"].dump() + " |";
-    for (const auto& s : split_names) {
-      auto cell = [&](const char* which) {
-        if (!metrics["cv"][s].contains(which)) return std::string("-");
-        const auto& g = metrics["cv"][s][which]["by_precision"];
-        return g.contains(p) ? g[p]["mape"].dump() + " (n=" + g[p]["n"].dump() + ")" : std::string("-");
-      };
-      md += " " + cell("learned") + " | " + cell("blind") + " |";
-    }
-    md += "\n";
-  }
-  // Learned error per group and split, with the analytical model's beside it. Per model it shows
-  // where leave-one-model-out error comes from (a held-out model's error is mostly what its
-  // description leaves out, which no other model can teach the aggregator).
-  auto group_table = [&](const std::string& title, const std::string& column, const char* key,
-                         const std::vector<std::string>& labels) {
-    md += "\n## By " + title + " (MAPE %)\n\n| " + column + " | rows | analytical |";
-    for (const auto& s : split_names) md += " " + s + " |";
-    md += "\n|---|---|---|";
-    for (std::size_t i = 0; i < split_names.size(); ++i) md += "---|";
-    md += "\n";
-    for (const auto& label : std::set<std::string>(labels.begin(), labels.end())) {
-      const auto& a = metrics["analytical"][key][label];
-      md += "| " + label + " | " + a["n"].dump() + " | " + a["mape"].dump() + " |";
-      for (const auto& s : split_names) {
-        const auto& g = metrics["cv"][s]["learned"][key];
-        md += " " + (g.contains(label) ? g[label]["mape"].dump() : std::string("-")) + " |";
-      }
-      md += "\n";
-    }
-  };
-  group_table("GPU family", "family", "by_gpu_family", families);
-  group_table("model", "model", "by_model", models);
-  if (metrics.contains("compute") && metrics.contains("communication"))
-    md += "\n## Lower levels\n\n- compute model (op time vs the analytical kernel model), leave-one-GPU-out: " +
-        metrics["compute"]["leave_one_gpu_out"].dump() + "; analytical kernel model alone: " +
-        metrics["compute"]["analytical_kernel"].dump() + "; roofline bound alone: " + metrics["compute"]["roofline_bound"].dump() +
-        "\n- communication model (all-reduce vs ring bound), 5-fold: " + metrics["communication"]["kfold"].dump() +
-        "; leave-one-GPU-out: " + metrics["communication"]["leave_one_gpu_out"].dump() +
-        "; ring bound alone: " + metrics["communication"]["ring_bound"].dump() + "\n";
-  if (metrics.contains("compute") && metrics["compute"].contains("leave_one_gpu_out_by_math")) {
-    md += "\n### Compute model, leave-one-GPU-out by math mode (kernel time MAPE %, trained on the other GPUs' kernel rows)\n\n"
-          "| math / dtype | kernel rows | learned | analytical kernel model | roofline bound | note |\n|---|---|---|---|---|---|\n";
-    for (const auto& [label, v] : metrics["compute"]["leave_one_gpu_out_by_math"].items())
-      md += "| " + label + " | " + v["learned"]["n"].dump() + " | " +
-            (v["learned"]["n"].get<int>() ? v["learned"]["mape"].dump() : std::string("-")) + " | " +
-            (v["learned"]["n"].get<int>() ? v["analytical_kernel"]["mape"].dump() : std::string("-")) + " | " +
-            (v["learned"]["n"].get<int>() ? v["roofline_bound"]["mape"].dump() : std::string("-")) + " | " +
-            v.value("note", std::string()) + " |\n";
-  }
-  if (!memory_md.empty())
-    md += "\n## Memory estimate against published peaks (datasets/memory.csv)\n\n" + memory_md;
-  md += "\n## Prediction interval\n\n" + metrics["interval"].dump() + "\n\n## Excluded runs\n\n";
-  for (const auto& [why, n] : run_excluded) md += "- " + std::to_string(n) + ": " + why + "\n";
-  result.report_markdown = md;
+  result.report_markdown = report_markdown(o, rows.size(), runs.total_rows, compute_level.rows, communication_level.rows,
+                                           metrics, precisions_seen, families, models, run_excluded, memory_md);
+  const std::string& md = result.report_markdown;
 
   std::string csv = csv_line({"run_id", "model", "gpu", "precision", "num_gpus", "measured_s", "analytical_s",
                               "compute_only_s", "composed_s", "compute_learned_share", "codebase", "kfold_s", "lomo_s", "logo_s",
@@ -743,4 +451,4 @@ TrainResult train_bundle(const TrainOptions& o) {
   return result;
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::train {
 
 struct ErrorStats {
   int n = 0;
@@ -39,4 +39,4 @@ double quantile(std::vector<double> values, double q);
 std::string scatter_svg(const std::vector<double>& measured, const std::vector<double>& predicted,
                         const std::vector<std::string>& groups, const std::string& title);
 
-}  // namespace ptp
+}  // namespace ptp::train

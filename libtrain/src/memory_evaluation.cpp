@@ -5,7 +5,7 @@
 // holds (nvidia-smi, screenshots and the rows that do not say). Nothing is fitted: the reserves are
 // stated constants (AnalyticalConstants) and the copies follow each row's memory convention. ptp-train
 // writes the tables into its report; tests/llm/eval_memory.cpp prints them (docs/memory-evaluation.md).
-#include "ptp/predict/learned/memory_evaluation.hpp"
+#include "ptp/train/memory_evaluation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +26,7 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 
@@ -339,4 +339,4 @@ MemoryEvaluation evaluate_memory(const MemoryEvaluationOptions& o, const Catalog
   return result;
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -1,8 +1,8 @@
-#include "ptp/predict/learned/llm_row_reading.hpp"
+#include "ptp/train/llm_row_reading.hpp"
 
 #include <algorithm>
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
@@ -48,4 +48,4 @@ std::string canonical_model_from_notes(const std::string& notes) {
   return notes.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

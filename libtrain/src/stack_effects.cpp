@@ -1,9 +1,9 @@
-#include "ptp/predict/learned/stack_effects.hpp"
+#include "ptp/train/stack_effects.hpp"
 
 #include <cmath>
 #include <set>
 
-namespace ptp {
+namespace ptp::train {
 
 
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
@@ -84,4 +84,4 @@ Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, co
   return best;
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

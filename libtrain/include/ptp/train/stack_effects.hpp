@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "ptp/predict/learned/booster.hpp"
 #include "ptp/predict/learned/dense_matrix.hpp"
-#include "ptp/predict/learned/evaluation.hpp"
 #include "ptp/predict/learned/support.hpp"
+#include "ptp/train/booster.hpp"
+#include "ptp/train/evaluation.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 // Shrinkage of a codebase's mean residual: b = sum(r) / (n + kStackOffsetPrior), i.e. a codebase
 // with 20 runs keeps half its mean. (Five values 5..80 on leave-one-codebase-out moved its MAPE by
@@ -48,4 +48,4 @@ double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const
 Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const std::vector<double>& composed,
                         const std::vector<double>& measured, bool known_codebase);
 
-}  // namespace ptp
+}  // namespace ptp::train

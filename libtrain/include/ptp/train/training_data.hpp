@@ -8,7 +8,7 @@
 
 #include "ptp/predict/job_spec.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 struct RunRecord {
   int line = 0;
@@ -52,4 +52,4 @@ std::string framework_id(const std::string& published);
 std::string stack_key(const std::string& source, const std::string& source_ref, const std::string& framework,
                       const std::string& notes, const std::string& model, const std::string& task);  // "PyTorch (DLE fork)" -> pytorch
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -11,7 +11,7 @@
 #include "ptp/predict/calibration.hpp"
 #include "ptp/predict/job_spec.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 struct CalibrationEvalRow {
   std::string stack, run_id, predictor;  // predictor: who gave the uncalibrated prediction
@@ -28,4 +28,4 @@ struct CalibrationEvaluation {
 CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>& rows,
                                            const CalibrationPriors& priors = {});
 
-}  // namespace ptp
+}  // namespace ptp::train

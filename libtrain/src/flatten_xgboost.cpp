@@ -3,14 +3,15 @@
 // XGBoost 1.7's JSON model schema (doc/model.schema): learner.gradient_booster.model.trees[], each
 // with left_children / right_children / split_indices / split_conditions / default_left, where a
 // leaf's split_conditions entry is its (already learning-rate-scaled) leaf value.
+#include "ptp/train/flatten_xgboost.hpp"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "ptp/predict/learned/tree_ensemble.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 // Objectives whose prediction is the raw margin (XGBoost's PredTransform and ProbToMargin are the
@@ -33,14 +34,14 @@ float number_in(const nlohmann::json& v) {
 }
 }  // namespace
 
-TreeEnsemble TreeEnsemble::from_xgboost_ubj(const std::string& ubj, const std::string& origin) {
+TreeEnsemble flatten_xgboost_ubj(const std::string& ubj, const std::string& origin) {
   auto refuse = [&](const std::string& problem) {
     throw InputError(origin, 0, 0, "", "cannot flatten the XGBoost model: " + problem);
   };
   std::uint32_t num_features = 0;
   float base_margin = 0;
   std::vector<std::uint32_t> first_node;
-  std::vector<Node> nodes;
+  std::vector<TreeEnsemble::Node> nodes;
   try {
     const auto j = nlohmann::json::from_ubjson(ubj);
     const auto& learner = j.at("learner");
@@ -73,14 +74,14 @@ TreeEnsemble TreeEnsemble::from_xgboost_ubj(const std::string& ubj, const std::s
       const auto first = static_cast<std::uint32_t>(nodes.size());
       first_node.push_back(first);
       for (std::size_t i = 0; i < n; ++i) {
-        Node node;
+        TreeEnsemble::Node node;
         node.value = static_cast<float>(value[i].get<double>());  // float32 in the UBJ: exact
         const int l = left[i].get<int>();
         if (l != -1) {
           const bool dl = default_left[i].is_boolean() ? default_left[i].get<bool>() : default_left[i].get<int>() != 0;
           const auto f = feature[i].get<std::uint32_t>();
           if (f >= num_features) refuse("split on feature " + std::to_string(f) + " of " + std::to_string(num_features));
-          node.feature = f | (dl ? kDefaultLeft : 0u);
+          node.feature = f | (dl ? TreeEnsemble::kDefaultLeft : 0u);
           node.left = static_cast<std::int32_t>(first + static_cast<std::uint32_t>(l));
           node.right = static_cast<std::int32_t>(first + right[i].get<std::uint32_t>());
         }
@@ -95,7 +96,7 @@ TreeEnsemble TreeEnsemble::from_xgboost_ubj(const std::string& ubj, const std::s
     refuse("not a valid XGBoost model: a number in learner_model_param is out of range");
   }
   // The same checks the reader makes: what is written here always loads.
-  return parse(encode(num_features, base_margin, first_node, nodes), origin);
+  return TreeEnsemble::parse(TreeEnsemble::encode(num_features, base_margin, first_node, nodes), origin);
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -8,7 +8,7 @@
 
 #include "ptp/predict/learned/dense_matrix.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 struct TrainOptions {
   std::string data_dir = "datasets";
@@ -31,4 +31,4 @@ struct TrainResult {
 
 TrainResult train_bundle(const TrainOptions& options);
 
-}  // namespace ptp
+}  // namespace ptp::train

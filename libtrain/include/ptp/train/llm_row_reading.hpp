@@ -5,7 +5,7 @@
 // tests/llm/EVALUATION.md states them with their sources.
 #include <string>
 
-namespace ptp {
+namespace ptp::train {
 
 // "megatron" (NeMo, Megatron-Bridge, Megatron-Core), "megatron-2021" (the April 2021 Megatron-LM
 // table: no sequence parallel, no distributed optimizer), "llm-foundry", "torchtitan", "automodel",
@@ -37,4 +37,4 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row);
 // The zoo id a row names in its notes ("source canonical id: qwen3-30b-a3b"), or "".
 std::string canonical_model_from_notes(const std::string& notes);
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/training_data.hpp"
+#include "ptp/train/training_data.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,14 +8,14 @@
 #include <set>
 #include <sstream>
 
-#include "ptp/predict/learned/llm_row_reading.hpp"
 #include "ptp/predict/learned/sha256.hpp"
+#include "ptp/train/llm_row_reading.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 std::string framework_id(const std::string& published) {
   const std::string f = to_lower(published);
@@ -354,4 +354,4 @@ Table<CollectiveRecord> load_collectives(const std::string& path) {
   });
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/booster.hpp"
+#include "ptp/train/booster.hpp"
 
 #include <xgboost/c_api.h>
 #ifdef _OPENMP
@@ -10,7 +10,7 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 std::string last_error() {
@@ -133,4 +133,4 @@ float Booster::predict_one(const std::vector<float>& row) const {
   return predict(x).front();
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

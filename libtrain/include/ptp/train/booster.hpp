@@ -8,7 +8,7 @@
 
 #include "ptp/predict/learned/dense_matrix.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 
 struct BoosterParams {
@@ -49,4 +49,4 @@ class Booster {
   void* handle_ = nullptr;
 };
 
-}  // namespace ptp
+}  // namespace ptp::train

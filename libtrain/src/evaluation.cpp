@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/train/evaluation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "ptp/predict/learned/sha256.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -141,4 +141,4 @@ std::string scatter_svg(const std::vector<double>& measured, const std::vector<d
   return s + "</svg>\n";
 }
 
-}  // namespace ptp
+}  // namespace ptp::train

@@ -1,4 +1,4 @@
-#include "ptp/predict/learned/calibration_eval.hpp"
+#include "ptp/train/calibration_eval.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "ptp/predict/learned/evaluation.hpp"
+#include "ptp/train/evaluation.hpp"
 
-namespace ptp {
+namespace ptp::train {
 
 namespace {
 
@@ -175,4 +175,4 @@ CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::train
