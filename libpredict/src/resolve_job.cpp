@@ -107,14 +107,13 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   const MemoryConvention& convention = !mem.convention.empty() ? *find_memory_convention(mem.convention)
                                        : implied_fsdp          ? *find_memory_convention("fsdp")
                                                                : implied;
-  const std::string cross_entropy =
-      !mem.cross_entropy.empty() || !implied_fsdp
-          ? mem.cross_entropy
-          : cross_entropy_names()[static_cast<std::size_t>(implied.cross_entropy)];
   r.state = training_state_bytes(p, convention, {mem.grad_dtype, mem.optimizer_dtype,
                                                  mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1,
-                                                 cross_entropy});
-  if (implied_fsdp) r.state.eager_norms = implied.eager_norms;
+                                                 mem.cross_entropy});
+  if (implied_fsdp) {
+    if (mem.cross_entropy.empty()) r.state.cross_entropy = implied.cross_entropy;
+    r.state.eager_norms = implied.eager_norms;
+  }
   if (job.finetune.quantized_base())
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double
                                                                             : BaseQuantization::nf4);

@@ -12,6 +12,7 @@ import os
 import re
 
 from .common import read_csv_with_lines
+from .schema import PRECISIONS
 
 SHARED_FILE = os.path.join("memory", "measured_memory.csv")
 
@@ -107,7 +108,6 @@ GPU_NOTES = {
     "proxy": "gpu: A10G (not in configs/gpus) mapped to a10, same 24 GB memory",
 }
 
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "amp_fp16", "amp_bf16", "fp8", "fp4")
 
 # memory_kind as published -> allocated | active | reserved | reserved_minus_init | nvidia_smi |
 # not_stated | screenshot

@@ -12,6 +12,7 @@ keep board-level, measured rows only. What the mapping assumed is written to `ma
 import os
 
 from .common import read_csv_with_lines
+from .schema import PRECISIONS
 
 SHARED_FILE = os.path.join("power", "measured_power.csv")
 
@@ -85,7 +86,6 @@ MODEL_MAP = {
     "Llama-3.2-1B": "llama3.2-1b",
 }
 
-PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "amp_fp16", "amp_bf16", "fp8", "fp4")
 
 
 def origin_of(source):
