@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "XGBoost threads")->check(CLI::Range(1, 256));
   app.add_flag("--no-cv", no_cv, "skip cross-validation (faster; the report then has no CV figures)");
   app.add_flag("-q,--quiet", quiet, "no progress lines");
+  app.add_option("--export-rows", options.export_rows,
+                 "also write the aggregator's training rows (features, target, codebase, stack) to this CSV");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,7 @@
 #include "ptp/train/stack_effects.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 
@@ -28,11 +30,18 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
 
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
-                                        const BoosterParams& params, const Split& split, int workers) {
+                                        const BoosterParams& params, const Split& split, int workers,
+                                        const RowDomains* domains) {
   HeldOutCorrections h;
   h.typical.assign(y.size(), std::nan(""));
   h.offset.assign(y.size(), std::nan(""));
   h.support.assign(y.size(), Support{});
+  h.composed_over_analytical.assign(y.size(), 0.0);
+  h.novelty.assign(y.size(), Novelty::none);
+  const auto departure = std::find(names.begin(), names.end(), "log_composed_over_analytical");
+  if (departure != names.end())
+    for (std::size_t i = 0; i < y.size(); ++i)
+      h.composed_over_analytical[i] = x.row(i)[static_cast<std::size_t>(departure - names.begin())];
   const bool described = SupportSpace::describes(names);
   for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
     std::vector<float> ty;
@@ -42,10 +51,19 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
     const StackFit fit = fit_stack_effects(x.select(train), ty, tc, names, params);
     const SupportSpace space = described ? SupportSpace(train_rows, names) : SupportSpace();
     const auto p = fit.typical.predict(x.select(test));
+    std::set<std::string> precisions, gpus, models;
+    if (domains)
+      for (auto i : train)
+        precisions.insert(domains->precisions[i]), gpus.insert(domains->gpus[i]), models.insert(domains->models[i]);
     for (std::size_t j = 0; j < test.size(); ++j) {  // folds write disjoint rows
       const std::size_t i = test[j];
       h.typical[i] = p[j];
       if (auto it = fit.offsets.find(codebases[i]); it != fit.offsets.end()) h.offset[i] = it->second;
+      if (domains)
+        h.novelty[i] = !precisions.count(domains->precisions[i]) ? Novelty::precision
+                       : !gpus.count(domains->gpus[i])           ? Novelty::gpu
+                       : !models.count(domains->models[i])       ? Novelty::model
+                                                                 : Novelty::none;
       if (described) h.support[i] = space.of(x.row(i));
       else h.support[i].runs_near = 1;  // the precision-blind ablation is judged as if supported
     }
@@ -56,11 +74,40 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
 double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s) {
   if (!std::isfinite(h.typical[i])) return std::nan("");
   const bool known = std::isfinite(h.offset[i]);
-  return (known ? s.known : s.unknown).share(h.support[i]) * h.typical[i] + (known ? h.offset[i] : 0.0);
+  return (known ? s.known : s.unknown).log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]) +
+         (known ? h.offset[i] : 0.0);
 }
 
-Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const std::vector<double>& composed,
-                        const std::vector<double>& measured, bool known_codebase) {
+namespace {
+
+// One split's score of a shrinkage: MAPE over its rows of the wanted kind, or for unknown codebases
+// the mean over codebases of MAPE plus its excess over the analytical answer's.
+double split_score(const HeldOutCorrections& h, const Shrinkage& s, const ShrinkageFitRows& rows, bool known_codebase) {
+  std::map<std::string, std::array<double, 3>> by_codebase;  // learned APE sum, analytical APE sum, rows
+  double sum = 0;
+  int n = 0;
+  for (std::size_t i = 0; i < rows.measured.size(); ++i) {
+    if (!std::isfinite(h.typical[i]) || std::isfinite(h.offset[i]) != known_codebase) continue;
+    const double c = s.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]) +
+                     (known_codebase ? h.offset[i] : 0.0);
+    const double ape = std::fabs(rows.composed[i] * std::exp(c) - rows.measured[i]) / rows.measured[i];
+    sum += ape;
+    ++n;
+    auto& b = by_codebase[rows.codebases[i]];
+    b[0] += ape;
+    b[1] += std::fabs(rows.analytical[i] - rows.measured[i]) / rows.measured[i];
+    b[2] += 1;
+  }
+  if (known_codebase) return n ? sum / n : 0;
+  double score = 0;
+  for (const auto& [codebase, b] : by_codebase) score += (b[0] + std::max(0.0, b[0] - b[1])) / b[2];
+  return by_codebase.empty() ? 0 : score / static_cast<double>(by_codebase.size());
+}
+
+}  // namespace
+
+Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const ShrinkageFitRows& rows,
+                        bool known_codebase) {
   Shrinkage best;
   double best_score = 1e300;
   for (int m = 0; m <= 20; ++m)
@@ -68,17 +115,7 @@ Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, co
       for (double extrapolating : {0.0, 0.25, 0.5, 0.75, 1.0}) {
         const Shrinkage s{m / 20.0, half, extrapolating};
         double score = 0;
-        for (const auto* h : splits) {
-          double sum = 0;
-          int n = 0;
-          for (std::size_t i = 0; i < measured.size(); ++i) {
-            if (!std::isfinite(h->typical[i]) || std::isfinite(h->offset[i]) != known_codebase) continue;
-            const double c = s.share(h->support[i]) * h->typical[i] + (known_codebase ? h->offset[i] : 0.0);
-            sum += std::fabs(composed[i] * std::exp(c) - measured[i]) / measured[i];
-            ++n;
-          }
-          score += n ? sum / n : 0;
-        }
+        for (const auto* h : splits) score += split_score(*h, s, rows, known_codebase);
         if (score < best_score - 1e-12) best_score = score, best = s;
       }
   return best;

@@ -74,6 +74,28 @@ struct RunRow {
   StepParts composed_parts;  // for the calibration evaluation
 };
 
+std::string format_g(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+void export_aggregator_rows(const std::string& path, const std::vector<RunRow>& rows) {
+  std::vector<std::string> header = {"run_id", "codebase", "stack", "model", "gpu", "precision", "num_gpus",
+                                     "measured_s", "analytical_s", "composed_s"};
+  const auto& names = run_feature_names(false);
+  header.insert(header.end(), names.begin(), names.end());
+  std::string csv = csv_line(header);
+  for (const auto& r : rows) {
+    std::vector<std::string> cells = {r.record->run_id, r.record->codebase, r.record->stack, r.model, r.gpu, r.precision,
+                                      std::to_string(r.job.job.cluster.num_gpus), format_g(r.record->step_time_s),
+                                      format_g(r.analytical), format_g(r.composed)};
+    for (float f : r.features) cells.push_back(format_g(f));
+    csv += csv_line(cells);
+  }
+  write_file_atomically(path, csv);
+}
+
 }  // namespace
 
 TrainResult train_bundle(const TrainOptions& o) {
@@ -184,6 +206,7 @@ TrainResult train_bundle(const TrainOptions& o) {
     families.push_back(r.gpu_family);
     num_gpus.push_back(r.job.job.cluster.num_gpus);
   }
+  if (!o.export_rows.empty()) export_aggregator_rows(o.export_rows, rows);
   // Chosen on the CV splits, judged on the mean over seeds 7 and 1-5 (scripts/cv_seed_spread.py):
   // depth 6 with 300 rounds at eta 0.05 beat depth 5 / 150 / 0.08 on 5-fold (6.45 vs 7.14 %),
   // leave-one-GPU-out (12.5 vs 12.9) and leave-one-scale-out (10.3 vs 10.8), leave-one-model-out
@@ -240,12 +263,14 @@ TrainResult train_bundle(const TrainOptions& o) {
                                        group_split("leave_one_gpu_out", gpus)};
     metrics["scale_extrapolation_max_train_gpus"] = scale_cut;
     std::vector<HeldOutCorrections> held;
+    const RowDomains domains{precisions, gpus, models};
     for (const auto& split : splits) {
-      held.push_back(held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers));
+      held.push_back(held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, &domains));
       o.log(split.name + ": held-out corrections done");
     }
-    shrinkage.known = fit_shrinkage({&held[1], &held[2], &held[3], &held[4], &held[5]}, composed, measured, true);
-    shrinkage.unknown = fit_shrinkage({&held[0]}, composed, measured, false);
+    const ShrinkageFitRows fit_rows{composed, analytical, measured, codebases};
+    shrinkage.known = fit_shrinkage({&held[1], &held[2], &held[3], &held[4], &held[5]}, fit_rows, true);
+    shrinkage.unknown = fit_shrinkage({&held[0]}, fit_rows, false);
     auto shrinkage_json = [](const Shrinkage& x) {
       return nlohmann::json{{"max_share", x.max_share}, {"half_support_runs", x.half_support_runs},
                             {"extrapolating_share", x.extrapolating_share}};
@@ -255,7 +280,8 @@ TrainResult train_bundle(const TrainOptions& o) {
                             {"unknown_codebase", shrinkage_json(shrinkage.unknown)},
                             {"unknown_codebase_fitted_on", {"leave_one_codebase_out"}}};
     // Bands: 10 % / 90 % quantiles of the held-out log residuals of all six splits, pooled by what
-    // the predictor knows of a job: whether it names a trained codebase and whether it extrapolates.
+    // the predictor knows of a job: whether it names a trained codebase, what it has that no training
+    // run had (a precision, GPU or model) and whether it extrapolates.
     std::map<std::string, std::vector<double>> pooled;
     for (const auto& h : held)
       for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -263,7 +289,7 @@ TrainResult train_bundle(const TrainOptions& o) {
         if (!std::isfinite(c)) continue;
         const double r = std::log(measured[i] / (composed[i] * std::exp(c)));
         const bool known = std::isfinite(h.offset[i]);
-        pooled[band_name(known, h.support[i])].push_back(r);
+        pooled[band_name(known, h.novelty[i], h.support[i])].push_back(r);
         pooled[known ? "known_codebase" : "unknown_codebase"].push_back(r);
       }
     for (const char* band : kBandNames) {
@@ -281,9 +307,9 @@ TrainResult train_bundle(const TrainOptions& o) {
         const double c = held_out_log_correction(h, i, shrinkage);
         if (!std::isfinite(c)) continue;
         full[i] = composed[i] * std::exp(c);
-        typical[i] = composed[i] * std::exp(shrinkage.unknown.share(h.support[i]) * h.typical[i]);
+        typical[i] = composed[i] * std::exp(shrinkage.unknown.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]));
         // Coverage of the band the row would get.
-        const auto& q = interval_json[band_name(std::isfinite(h.offset[i]), h.support[i])];
+        const auto& q = interval_json[band_name(std::isfinite(h.offset[i]), h.novelty[i], h.support[i])];
         const double r = std::log(measured[i] / full[i]);
         ++total;
         inside += r >= q["log_q_low"].get<double>() && r <= q["log_q_high"].get<double>();
@@ -367,8 +393,9 @@ TrainResult train_bundle(const TrainOptions& o) {
   }
   metrics["interval"] = interval_json;
   metrics["interval"]["method"] =
-      "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase and support "
-      "(extrapolating, or 1-24 / 25-99 / 100+ training runs near)";
+      "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase, what a known "
+      "codebase's job has that no training run had (precision, GPU, model) and support (extrapolating, or the distance "
+      "to the nearest training run)";
 
 
   // Final boosters on all rows.

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/train/trainer.hpp"
@@ -60,17 +61,34 @@ TEST_CASE("a trained bundle loads and answers as the learned predictor", "[bundl
   CHECK(p.iteration_high_s >= p.iteration_s);
 }
 
-TEST_CASE("jobs outside the bundle's domain fall back to analytical with a warning", "[bundle]") {
+TEST_CASE("a precision with no training runs gets the other precisions' correction and says so", "[bundle][support]") {
   const auto b = LearnedBundle::load(trained_bundle());
+  REQUIRE(b.codebase_offsets.count("dle") == 1);
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const std::string yaml =
+      "model: gpt2\nprecision: fp8\nbatch_size: 8\nseq_len: 1024\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 8}\n";
+  const auto job = resolve_job(parse_job_spec(YamlReader::load_string(yaml, "j")), catalogs);
+  const auto p = b.predict(job, AnalyticalConstants{});
+  CHECK(p.predictor_kind == "learned");
+  CHECK(b.novelty_of(job) == Novelty::precision);
+  CHECK(p.support.novelty == "precision");
+  CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
+                    [](const std::string& w) { return w.find("no training runs in fp8") != std::string::npos; }));
+  // Named after a trained codebase, it takes the band measured on held-out precisions.
+  const auto named = b.predict(resolve_job(parse_job_spec(YamlReader::load_string(yaml + "codebase: dle\n", "j")), catalogs),
+                               AnalyticalConstants{});
+  CHECK((named.support.band == "known_codebase.new_precision" || named.support.band == "known_codebase.extrapolating"));
+}
+
+TEST_CASE("a model-parallel job is outside a bundle trained on data-parallel runs only", "[bundle]") {
   const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
   const auto job = resolve_job(
-      parse_job_spec(YamlReader::load_string(
-          "model: gpt2\nprecision: fp8\nbatch_size: 8\nseq_len: 1024\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 8}\n", "j")),
+      parse_job_spec(YamlReader::load_string("model: gpt2\nprecision: fp16\nbatch_size: 8\nseq_len: 1024\n"
+                                             "parallelism: {tensor: 2}\ncluster: {gpu: v100-sxm2-16gb, num_gpus: 8}\n", "j")),
       catalogs);
-  const auto p = b.predict(job, AnalyticalConstants{});
-  CHECK(p.predictor_kind == "analytical");
-  REQUIRE_FALSE(p.warnings.empty());
-  CHECK_THAT(p.warnings.back(), Catch::Contains("fp8"));
+  CHECK_THAT(LearnedBundle::describe_domain_gap({{"domain", {{"model_parallel", false}}}}, job),
+             Catch::Contains("data-parallel runs only"));
+  CHECK(LearnedBundle::describe_domain_gap({{"domain", {{"model_parallel", true}}}}, job).empty());
 }
 
 TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundle]") {
@@ -184,15 +202,17 @@ TEST_CASE("the learned correction a job gets is the bundle's fitted share of its
   REQUIRE(p.support.assessed);
   CHECK(p.support.runs_near > 0);
   CHECK(p.aggregator_share == Approx(b.shrinkage.unknown.share({p.support.runs_near, p.support.outside})));
-  // The share is applied in log space to the typical correction: no share gives the composed step.
+  // The share is applied in log space between the analytical answer (no share: the learned levels
+  // step aside entirely, compute and communication included) and the whole learned answer.
+  const double analytical = predict_analytical(near, AnalyticalConstants{}).iteration_s;
   const auto fitted = b.shrinkage.unknown;
   b.shrinkage.unknown = {0, 0, 0};
-  const double composed = b.predict(near, AnalyticalConstants{}).iteration_s;
+  CHECK(b.predict(near, AnalyticalConstants{}).iteration_s == Approx(analytical).epsilon(1e-6));
   b.shrinkage.unknown = {1, 0, 1};
   const double full = b.predict(near, AnalyticalConstants{}).iteration_s;
   b.shrinkage.unknown = fitted;
-  REQUIRE(std::abs(std::log(full / composed)) > 1e-3);  // the fixture's correction is not zero here
-  CHECK(std::log(p.iteration_s / composed) == Approx(p.aggregator_share * std::log(full / composed)).epsilon(1e-6));
+  REQUIRE(std::abs(std::log(full / analytical)) > 1e-3);  // the fixture's learned answer departs from it here
+  CHECK(std::log(p.iteration_s / analytical) == Approx(p.aggregator_share * std::log(full / analytical)).epsilon(1e-5));
   // Far beyond every training run's scale: extrapolating, said in a warning, the wider band.
   const auto far = b.predict(
       fixture_job("model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 4096}\n"),
@@ -219,7 +239,9 @@ TEST_CASE("a job naming a trained codebase gets its offset and band; an unknown 
   const auto named0 = b.predict(fixture_job(job + "codebase: dle\n"), AnalyticalConstants{});
   b.codebase_offsets["dle"] = 0.25;
   CHECK(std::log(named.iteration_s / named0.iteration_s) == Approx(0.25).epsilon(1e-6));
-  const auto& band = b.bands.at(band_name(true, {named.support.runs_near, named.support.outside}));
+  CHECK(named.support.band == band_name(true, b.novelty_of(fixture_job(job + "codebase: dle\n")),
+                                        {named.support.runs_near, named.support.outside}));
+  const auto& band = b.bands.at(named.support.band);
   CHECK(named.iteration_low_s / named.iteration_s == Approx(std::exp(band.log_q_low)));
   const auto unknown = b.predict(fixture_job(job + "codebase: my-own-stack\n"), AnalyticalConstants{});
   CHECK_FALSE(unknown.support.codebase_known);

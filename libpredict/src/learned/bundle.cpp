@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -132,11 +133,13 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       return out;
     };
     for (const char* key : kBandNames) b.bands[key] = band(key);
-    // describe_domain_gap reads these at prediction time: check them here, where errors are located.
+    // describe_domain_gap and novelty_of read these at prediction time: check them here, where errors
+    // are located.
     const auto& domain = m.at("domain");
-    require(domain.is_object() && domain.at("precisions").is_array() &&
+    require(domain.is_object() && domain.at("precisions").is_array() && domain.at("gpus").is_array() &&
+                domain.at("models").is_array() &&
                 (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()),
-            manifest_path, "domain", "expected {precisions: [...], model_parallel: true|false}");
+            manifest_path, "domain", "expected {precisions: [...], gpus: [...], models: [...], model_parallel: true|false}");
     const auto& offsets = m.at("codebase_offsets");
     require(offsets.is_object(), manifest_path, "codebase_offsets", "expected {codebase: log offset}");
     for (const auto& [name, v] : offsets.items()) {
@@ -163,6 +166,13 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
 }
 
 namespace {
+// Where the aggregator's features hold log(composed / analytical), the learned answer's departure
+// from the analytical one that shrinkage scales.
+const std::size_t kLogComposedOverAnalytical = [] {
+  const auto& names = run_feature_names(false);
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), "log_composed_over_analytical") - names.begin());
+}();
+
 bool is_model_parallel(const JobSpec& j) {
   const auto& par = j.parallelism;
   return par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
@@ -170,13 +180,25 @@ bool is_model_parallel(const JobSpec& j) {
 }  // namespace
 
 std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job) {
-  const auto& domain = manifest.at("domain");
-  bool precision_known = false;
-  for (const auto& p : domain.at("precisions")) precision_known = precision_known || p == job.policy->id;
-  if (!precision_known) return "the bundle has no training runs in " + job.policy->id;
-  if (is_model_parallel(job.job) && !domain.value("model_parallel", false))
+  if (is_model_parallel(job.job) && !manifest.at("domain").value("model_parallel", false))
     return "the bundle was trained on data-parallel runs only";
   return "";
+}
+
+namespace {
+bool lists(const nlohmann::json& domain, const char* key, const std::string& id) {
+  for (const auto& v : domain.at(key))
+    if (v == id) return true;
+  return false;
+}
+}  // namespace
+
+Novelty LearnedBundle::novelty_of(const ResolvedJob& job) const {
+  const auto& domain = manifest_.at("domain");
+  if (!lists(domain, "precisions", job.policy->id)) return Novelty::precision;
+  if (!lists(domain, "gpus", job.gpu->id)) return Novelty::gpu;
+  if (!lists(domain, "models", job.job.model)) return Novelty::model;
+  return Novelty::none;
 }
 
 Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base) const {
@@ -202,8 +224,10 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const auto offset = s.codebase.empty() ? codebase_offsets.end() : codebase_offsets.find(s.codebase);
   s.codebase_known = offset != codebase_offsets.end();
   s.codebase_offset = s.codebase_known ? offset->second : 0.0;
-  p.aggregator_share = (s.codebase_known ? shrinkage.known : shrinkage.unknown).share(near);
-  const double log_ratio = p.aggregator_share * aggregator.predict_one(row) + s.codebase_offset;
+  const Shrinkage& shrink = s.codebase_known ? shrinkage.known : shrinkage.unknown;
+  p.aggregator_share = shrink.share(near);
+  const double log_ratio =
+      shrink.log_correction(near, aggregator.predict_one(row), row[kLogComposedOverAnalytical]) + s.codebase_offset;
   // Searches predict hundreds of thousands of jobs: messages are built only when warned.
   if (!s.codebase.empty() && !s.codebase_known) {
     std::string known;
@@ -218,9 +242,16 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
                          std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
                          " % of the learned correction applied, band widened");
   }
+  const Novelty novelty = novelty_of(job);
+  static constexpr const char* kNoveltyNames[] = {"", "model", "gpu", "precision"};
+  s.novelty = kNoveltyNames[static_cast<int>(novelty)];
+  if (novelty == Novelty::precision)
+    p.warnings.push_back("the bundle has no training runs in " + job.policy->id +
+                         ": its correction comes from the other precisions (leave-one-precision-out in its report)");
   p.aggregator_factor = std::exp(log_ratio);
   scale_prediction(p, p.aggregator_factor);
-  const Band& band = bands.at(band_name(s.codebase_known, near));
+  s.band = band_name(s.codebase_known, novelty, near);
+  const Band& band = bands.at(s.band);
   p.iteration_low_s = p.iteration_s * std::exp(band.log_q_low);
   p.iteration_high_s = p.iteration_s * std::exp(band.log_q_high);
   // Held-out residuals never land exactly on 0: a zero-width band is what ptp-train --no-cv writes.

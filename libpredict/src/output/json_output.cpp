@@ -107,7 +107,9 @@ nlohmann::json prediction_json(const Prediction& p) {
                                  {"extrapolating", s.extrapolating},
                                  {"codebase", s.codebase.empty() ? json(nullptr) : json(s.codebase)},
                                  {"codebase_known", s.codebase_known},
-                                 {"codebase_offset", s.codebase_offset}};
+                                 {"codebase_offset", s.codebase_offset},
+                                 {"new", s.novelty.empty() ? json(nullptr) : json(s.novelty)},
+                                 {"band", s.band}};
   }
   if (p.calibration.applied) {
     const auto& c = p.calibration;

@@ -100,7 +100,8 @@ std::string render_table(const Prediction& p) {
        fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +
        (p.predictor_kind == "learned" ? fmt(", aggregator %.0f%%", 100 * p.aggregator_share) : std::string()) +
        (p.support.assessed ? " (" + std::to_string(p.support.runs_near) + " training runs near" +
-                                 (p.support.codebase_known ? ", codebase " + p.support.codebase : std::string()) + ")"
+                                 (p.support.codebase_known ? ", codebase " + p.support.codebase : std::string()) +
+                                 (p.support.novelty.empty() ? std::string() : ", new " + p.support.novelty) + ")"
                            : std::string()) +
        "\n\n";
   if (p.calibration.applied) o += calibration_line(p.calibration) + "\n";

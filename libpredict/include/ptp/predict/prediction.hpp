@@ -136,6 +136,8 @@ struct Prediction {
     std::string codebase;              // as the job names it
     bool codebase_known = false;       // the bundle has an offset for it
     double codebase_offset = 0;        // log space
+    std::string novelty;               // what no training run had: "", "model", "gpu" or "precision"
+    std::string band;                  // the manifest interval the 80 % band came from
   } support;
   std::vector<std::string> warnings;
   CalibrationSummary calibration;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/dense_matrix.hpp"
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/train/booster.hpp"
@@ -30,22 +31,41 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
                            const std::vector<std::string>& names, const BoosterParams& params);
 
 // Held-out answers of one split: per row, f from a fit without the row's fold, the offset of its
-// codebase when the fold trained on it (NaN otherwise), and its support against the fold's rows.
+// codebase when the fold trained on it (NaN otherwise), its support against the fold's rows, and its
+// log(composed / analytical) feature (what shrinkage scales besides f).
 struct HeldOutCorrections {
-  std::vector<double> typical, offset;
+  std::vector<double> typical, offset, composed_over_analytical;
   std::vector<Support> support;
+  std::vector<Novelty> novelty;  // what the row has that its fold's training rows did not
+};
+// Each row's precision, GPU and model: what a fold's training rows must have for a row to be seen.
+struct RowDomains {
+  const std::vector<std::string>& precisions;
+  const std::vector<std::string>& gpus;
+  const std::vector<std::string>& models;
 };
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
-                                        const BoosterParams& params, const Split& split, int workers);
+                                        const BoosterParams& params, const Split& split, int workers,
+                                        const RowDomains* domains = nullptr);
 
-// The log correction a held-out row gets: share(support) x f, plus its codebase's offset when its
-// fold trained on the codebase (the `known` shrinkage then, else `unknown`).
+// The log correction (against the composed step) a held-out row gets: Shrinkage::log_correction of f,
+// plus its codebase's offset when its fold trained on the codebase (the `known` shrinkage then, else
+// `unknown`).
 double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s);
 
 // Shrinkage fitted on held-out splits' rows of a known (or an unknown) codebase: the grid point with
-// the lowest mean of the splits' MAPE.
-Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const std::vector<double>& composed,
-                        const std::vector<double>& measured, bool known_codebase);
+// the lowest mean of the splits' MAPE. For an unknown codebase each codebase counts once (a stack
+// unlike the data is any one of them, not the one with the most rows), and where a codebase's MAPE
+// exceeds the analytical answer's, the excess counts again: the learned level must not be worse than
+// the analytical answer for a stack it has no data from.
+struct ShrinkageFitRows {
+  const std::vector<double>& composed;
+  const std::vector<double>& analytical;
+  const std::vector<double>& measured;
+  const std::vector<std::string>& codebases;
+};
+Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const ShrinkageFitRows& rows,
+                        bool known_codebase);
 
 }  // namespace ptp::train

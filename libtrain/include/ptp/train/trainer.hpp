@@ -18,6 +18,9 @@ struct TrainOptions {
   int seed = 7;
   int threads = 2;
   bool cross_validate = true;
+  // Optional: write the aggregator's rows (identity, measured, analytical and composed step, the
+  // features, the target) as CSV, for analysing the correction outside ptp-train.
+  std::string export_rows;
   std::function<void(const std::string&)> log = [](const std::string&) {};
   // Optional: each level's final training rows ("compute", "communication", "aggregator"), as the
   // shipped booster was fit on them (tests compare the flattened trees with XGBoost there).

@@ -19,19 +19,32 @@
 
 namespace ptp {
 
-inline constexpr int kBundleSchemaVersion = 2;
+inline constexpr int kBundleSchemaVersion = 3;
+// What a job has that no training run of the bundle had, the most telling first: a precision, a GPU
+// or a model (leave-one-precision-, GPU- and model-out measure how far each moves the error).
+enum class Novelty { none, model, gpu, precision };
 // The bands a prediction can get (manifest `interval`): by whether the job names a codebase the
-// bundle has runs of, and by its support (support.hpp): extrapolating, or how far the nearest
-// training run lies (a job next to a trained configuration is predicted more tightly than one whose
-// nearest neighbour is another model or precision).
+// bundle has runs of; then, for a named codebase, by what the job brings that no training run had;
+// then by its support (support.hpp): extrapolating, or how far the nearest training run lies (a job
+// next to a trained configuration is predicted more tightly than one whose nearest neighbour is
+// another model or precision).
 inline constexpr const char* kBandNames[] = {
-    "known_codebase.extrapolating",       "known_codebase.nearest_0_0.02",      "known_codebase.nearest_0.02_0.1",
-    "known_codebase.nearest_0.1_0.3",     "known_codebase.nearest_0.3_plus",    "unknown_codebase.extrapolating",
-    "unknown_codebase.nearest_0_0.02",    "unknown_codebase.nearest_0.02_0.1",  "unknown_codebase.nearest_0.1_0.3",
+    "known_codebase.extrapolating",    "known_codebase.new_precision",     "known_codebase.new_gpu",
+    "known_codebase.new_model",        "known_codebase.nearest_0_0.02",    "known_codebase.nearest_0.02_0.1",
+    "known_codebase.nearest_0.1_0.3",  "known_codebase.nearest_0.3_plus",  "unknown_codebase.extrapolating",
+    "unknown_codebase.nearest_0_0.02", "unknown_codebase.nearest_0.02_0.1", "unknown_codebase.nearest_0.1_0.3",
     "unknown_codebase.nearest_0.3_plus"};
-inline const char* band_name(bool codebase_known, const Support& s) {
-  const int bin = s.extrapolating() ? 0 : s.nearest < 0.02 ? 1 : s.nearest < 0.1 ? 2 : s.nearest < 0.3 ? 3 : 4;
-  return kBandNames[(codebase_known ? 0 : 5) + bin];
+inline const char* band_name(bool codebase_known, Novelty novelty, const Support& s) {
+  const int nearest_bin = s.nearest < 0.02 ? 0 : s.nearest < 0.1 ? 1 : s.nearest < 0.3 ? 2 : 3;
+  if (!codebase_known) return kBandNames[s.extrapolating() ? 8 : 9 + nearest_bin];
+  if (s.extrapolating()) return kBandNames[0];
+  switch (novelty) {
+    case Novelty::precision: return kBandNames[1];
+    case Novelty::gpu: return kBandNames[2];
+    case Novelty::model: return kBandNames[3];
+    case Novelty::none: break;
+  }
+  return kBandNames[4 + nearest_bin];
 }
 
 class LearnedBundle {
@@ -46,6 +59,8 @@ class LearnedBundle {
 
   // Pieces used by the trainer as well.
   static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);
+  // What the job has that no training run had (manifest `domain`), for its band.
+  Novelty novelty_of(const ResolvedJob& job) const;
 
   std::unique_ptr<LearnedOpModel> compute;
   std::unique_ptr<LearnedCollectiveModel> communication;
