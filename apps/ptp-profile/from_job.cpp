@@ -31,7 +31,7 @@ std::string gemm_dtype(const std::string& math, std::set<std::string>& notes) {
 // Storage dtype of a tensor class from the policy's bytes per element.
 std::string storage_dtype(double bytes, const PrecisionPolicy& p) {
   if (bytes >= 4) return "fp32";
-  return p.gemm_math.rfind("fp16", 0) == 0 || p.id.find("fp16") != std::string::npos ? "fp16" : "bf16";
+  return p.half_dtype;
 }
 
 struct Builder {

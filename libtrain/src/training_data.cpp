@@ -14,6 +14,7 @@
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/point_status.hpp"
+#include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/suggest.hpp"
 
 namespace ptp::train {
@@ -104,7 +105,8 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
 // Other frameworks' GPU kernels are channels-last by default, which an empty value means.
 std::string published_memory_format(const std::string& source, const JobSpec& j) {
   if (j.framework != "pytorch") return "";
-  const bool amp = j.precision.rfind("amp_", 0) == 0;
+  const PrecisionPolicy* policy = find_precision_policy(j.precision);
+  const bool amp = policy && policy->autocast;
   const bool dle_convnets = j.model == "resnet50" || j.model == "resnext101-32x4d" || j.model == "se-resnext101-32x4d";
   if (source == "dle" && ((dle_convnets && amp) || j.model == "ssd300")) return "nhwc";
   return "nchw";
