@@ -42,9 +42,12 @@ int main(int argc, char** argv) {
                               "rank configurations around the job (precision, layout, sharding, recompute, micro-batch "
                               "at a fixed global batch) that fit in memory; --format json prints one object "
                               "{search: counts, job, rows: [...]}, jsonl/csv one record per row");
-  app.add_option("--objective", objective, "what --search minimises: time | cost | gpu_hours | energy (facility kWh) | carbon "
-                 "(needs energy.grid_gco2_per_kwh) (default time)")
-      ->check(CLI::IsMember({"time", "cost", "gpu_hours", "energy", "carbon"}))
+  std::string objectives;
+  for (const auto& o : ptp::search_objective_names())
+    objectives += (objectives.empty() ? "" : " | ") + std::string(o.name) +
+                  (*o.description ? std::string(" (") + o.description + ")" : std::string());
+  app.add_option("--objective", objective, "what --search minimises: " + objectives + " (default time)")
+      ->check(CLI::IsMember(ptp::names_of(ptp::search_objective_names())))
       ->needs(search);
   app.add_option("--top", req.search_options.top, "rows --search prints (default 10)")
       ->check(CLI::Range(1, 100000))

@@ -31,7 +31,7 @@ std::string gemm_dtype(const std::string& math, std::set<std::string>& notes) {
 // Storage dtype of a tensor class from the policy's bytes per element.
 std::string storage_dtype(double bytes, const PrecisionPolicy& p) {
   if (bytes >= 4) return "fp32";
-  return p.gemm_math.rfind("fp16", 0) == 0 || p.id.find("fp16") != std::string::npos ? "fp16" : "bf16";
+  return p.half_dtype;
 }
 
 struct Builder {
@@ -231,7 +231,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
 
   // Optimizer step over the dense parameters (FP32 master weights when params are stored in 16 bits);
   // sharded optimizers (ZeRO/FSDP) step over this rank's 1/data_parallel share.
-  const bool sharded = job.job.sharding != "none" && job.data_parallel > 1;
+  const bool sharded = shards_optimizer(job.job.sharding) && job.data_parallel > 1;
   const double step_params = sharded ? std::ceil(dense_params / job.data_parallel) : dense_params;
   if (dense_params >= 1) {
     if (host) {
@@ -267,7 +267,7 @@ JobSweep job_sweep(const ResolvedJob& job, bool host) {
       // ZeRO/FSDP: gradients are reduce-scattered and parameters all-gathered instead of all-reduced.
       const std::vector<std::string> colls =
           sharded ? std::vector<std::string>{"nccl_reduce_scatter", "nccl_all_gather"} : std::vector<std::string>{"nccl_all_reduce"};
-      if (sharded) b.note("sharding " + job.job.sharding + ": gradient reduce_scatter + parameter all_gather, optimizer over 1/" +
+      if (sharded) b.note(std::string("sharding ") + sharding_name(job.job.sharding) + ": gradient reduce_scatter + parameter all_gather, optimizer over 1/" +
                           num(job.data_parallel) + " of the parameters");
       for (const auto& coll : colls)
         for (double sz : sizes) {

@@ -9,15 +9,11 @@
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/suggest.hpp"
+#include "job_spec_keys.hpp"
 
 namespace ptp {
 
 namespace {
-const std::vector<std::string> kTopKeys{"model", "precision", "framework", "codebase", "xla", "memory_format", "batch_size", "batch_tokens",
-                                       "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run",
-                                       "cost", "parallelism", "sharding", "activation_checkpointing",
-                                       "sequence_parallel", "finetune", "avg_seq_len", "packing", "attention_mask",
-                                       "memory", "energy"};
 
 std::string one_of(const YamlReader& doc, const std::string& key, const std::string& fallback,
                    const std::vector<std::string>& allowed) {
@@ -25,31 +21,13 @@ std::string one_of(const YamlReader& doc, const std::string& key, const std::str
   if (!c) return fallback;
   const std::string v = c->as_string();
   if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return v;
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : " | ") + a;
-  c->fail("unknown value '" + v + "'" + did_you_mean(v, allowed) + "; expected " + list);
+  c->fail("unknown value '" + v + "'" + did_you_mean(v, allowed) + "; expected " + joined_names(allowed));
 }
-// A value given on the command line has no place in the file: rebuild it without line:column
-// (YAML::Load marks it 1:1, which pointed errors about it at the file's first line). The node budget
-// stops anchor/alias bombs in a --set value, which this copy would otherwise expand.
-YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
-  if (--budget < 0) throw InputError("--set '" + key + "': value has too many elements");
-  switch (n.Type()) {
-    case YAML::NodeType::Scalar:
-      return YAML::Node(n.Scalar());
-    case YAML::NodeType::Sequence: {
-      YAML::Node out(YAML::NodeType::Sequence);
-      for (const auto& e : n) out.push_back(unmarked(e, budget, key));
-      return out;
-    }
-    case YAML::NodeType::Map: {
-      YAML::Node out(YAML::NodeType::Map);
-      for (const auto& kv : n) out[unmarked(kv.first, budget, key)] = unmarked(kv.second, budget, key);
-      return out;
-    }
-    default:
-      return YAML::Node(YAML::NodeType::Null);
-  }
+
+// The same for a value of a project enum, by its name table.
+template <class E>
+E one_of_named(const YamlReader& doc, const std::string& key, E fallback, const EnumNames<E>& names) {
+  return *find_named(names, one_of(doc, key, name_of(names, fallback), names_of(names)));
 }
 
 // Scalars are placed at their value (where a wrong value is), mappings and lists at their key. A
@@ -163,81 +141,6 @@ bool FinetuneSpec::targets_mlp() const {
          std::find(targets.begin(), targets.end(), "all") != targets.end();
 }
 
-bool sharding_shards_weights(const std::string& sharding) {
-  return sharding == "zero3" || sharding == "fsdp" || sharding == "hsdp";
-}
-
-Override parse_unset(const std::string& key) {
-  if (key.empty() || key.find('=') != std::string::npos)
-    throw InputError("--unset '" + key + "': expected a dotted key (e.g. finetune.rank)");
-  return {kUnsetMark + key, ""};
-}
-
-Override parse_override(const std::string& text) {
-  auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InputError("--set/--sweep '" + text + "': expected key=value (e.g. cluster.num_gpus=16)");
-  return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-void apply_override(YAML::Node& root, const Override& override_or_unset) {
-  const bool unset = override_or_unset.first.rfind(kUnsetMark, 0) == 0;
-  const Override ov{unset ? override_or_unset.first.substr(kUnsetMark.size()) : override_or_unset.first,
-                    override_or_unset.second};
-  const std::string flag = unset ? "--unset '" : "--set '";
-  std::vector<std::string> parts;
-  std::stringstream ss(ov.first);
-  for (std::string p; std::getline(ss, p, '.');) {
-    if (p.empty()) throw InputError(flag + ov.first + "': empty path component");
-    parts.push_back(p);
-  }
-  if (parts.empty()) throw InputError(flag + ov.first + "': empty key");
-  if (parts.size() > 4) throw InputError(flag + ov.first + "': path too deep");
-  const auto& top = parts.front();
-  if (std::find(kTopKeys.begin(), kTopKeys.end(), top) == kTopKeys.end())
-    throw InputError(flag + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, kTopKeys));
-  if (unset) {
-    // Removing what is not there is refused: a misspelt key must not pass as done.
-    std::vector<YAML::Node> chain{root};
-    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-      YAML::Node next = chain.back()[parts[i]];
-      if (!next.IsDefined() || !next.IsMap())
-        throw InputError(flag + ov.first + "': the job has no mapping '" + parts[i] + "'");
-      chain.push_back(next);
-    }
-    YAML::Node parent = chain.back();
-    const auto keys = YamlReader(parent, "", "").keys();
-    if (std::find(keys.begin(), keys.end(), parts.back()) == keys.end())
-      throw InputError(flag + ov.first + "': the job has no field '" + ov.first + "'" + did_you_mean(parts.back(), keys));
-    parent.remove(parts.back());
-    return;
-  }
-  YAML::Node value;
-  try {
-    int budget = 10000;
-    value = unmarked(YAML::Load(ov.second), budget, ov.first);
-  } catch (const YAML::Exception&) {
-    value = YAML::Node(ov.second);
-  }
-  if (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) {
-    std::error_code ec;
-    const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
-    if (!ec) value = YAML::Node(absolute.lexically_normal().string());
-  }
-  // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
-  std::vector<YAML::Node> chain{root};
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node next = chain.back()[parts[i]];
-    if (!next.IsDefined() || next.IsNull()) {
-      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next = chain.back()[parts[i]];
-    }
-    if (!next.IsMap()) throw InputError("--set '" + ov.first + "': '" + parts[i] + "' is not a mapping");
-    chain.push_back(next);
-  }
-  chain.back()[parts.back()] = value;
-}
-
 // energy: {pue, grid_gco2_per_kwh, host_w_per_gpu}. PUE below 1 would make the facility use less
 // than its IT load; the upper bounds only catch unit mistakes (kW for W, kg for g).
 void parse_energy(const YamlReader& doc, JobSpec& j) {
@@ -252,7 +155,7 @@ void parse_energy(const YamlReader& doc, JobSpec& j) {
 
 JobSpec parse_job_spec(const YamlReader& doc) {
   if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
-  doc.check_keys(kTopKeys);
+  doc.check_keys(job_spec_keys());
   JobSpec j;
   j.file = doc.file();
   j.model = doc.get_string("model");
@@ -323,8 +226,8 @@ JobSpec parse_job_spec(const YamlReader& doc) {
     j.parallelism.data = static_cast<int>(p->get_int("data", 1, 1'000'000, 0));
   }
   j.parallelism.sequence_parallel = doc.get_bool("sequence_parallel", false);
-  j.sharding = one_of(doc, "sharding", "none", {"none", "zero1", "zero2", "zero3", "fsdp", "hsdp"});
-  j.activation_checkpointing = one_of(doc, "activation_checkpointing", "none", {"none", "selective", "full"});
+  j.sharding = one_of_named(doc, "sharding", Sharding::none, sharding_names());
+  j.activation_checkpointing = one_of_named(doc, "activation_checkpointing", Recompute::none, recompute_names());
   parse_finetune(doc, j);
   parse_memory(doc, j);
   parse_energy(doc, j);
@@ -384,9 +287,9 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     out << YAML::EndMap;
   }
   if (p.sequence_parallel) out << YAML::Key << "sequence_parallel" << YAML::Value << true;
-  if (j.sharding != "none") out << YAML::Key << "sharding" << YAML::Value << j.sharding;
-  if (j.activation_checkpointing != "none")
-    out << YAML::Key << "activation_checkpointing" << YAML::Value << j.activation_checkpointing;
+  if (j.sharding != Sharding::none) out << YAML::Key << "sharding" << YAML::Value << sharding_name(j.sharding);
+  if (j.activation_checkpointing != Recompute::none)
+    out << YAML::Key << "activation_checkpointing" << YAML::Value << recompute_name(j.activation_checkpointing);
   if (j.finetune.lora()) {
     out << YAML::Key << "finetune" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "method" << YAML::Value << j.finetune.method;

@@ -102,7 +102,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss
   // and norms does not follow from the sharding, so an implied convention keeps the policy default's.
   const MemoryConvention& implied = default_memory_convention(p);
-  const bool implied_fsdp = mem.convention.empty() && sharding_shards_weights(job.sharding) && p.half_precision &&
+  const bool implied_fsdp = mem.convention.empty() && shards_weights(job.sharding) && p.half_precision &&
                             !p.weight_cast_each_step;
   const MemoryConvention& convention = !mem.convention.empty() ? *find_memory_convention(mem.convention)
                                        : implied_fsdp          ? *find_memory_convention("fsdp")

@@ -4,16 +4,6 @@
 
 namespace ptp::profile {
 
-const char* point_status_name(PointStatus s) {
-  switch (s) {
-    case PointStatus::ok: return "ok";
-    case PointStatus::failed: return "failed";
-    case PointStatus::unsupported: return "unsupported";
-    case PointStatus::skipped: return "skipped";
-  }
-  return "?";
-}
-
 void Measurement::measure(const std::function<double()>& sample, const std::function<void()>& flush) {
   samples_.clear();
   for (int i = 0; i < rule_.warmup; ++i) {

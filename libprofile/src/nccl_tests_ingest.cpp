@@ -7,6 +7,7 @@
 
 #include "ptp/profile/busbw.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/point_status.hpp"
 
 namespace ptp::profile {
 
@@ -141,7 +142,7 @@ IngestResult ingest_nccl_tests(const std::string& text, const std::string& log_n
       row["busbw_GBps"] = f[o + 2];
       row["in_place"] = std::to_string(in_place);
       const bool ok = wrong == "0" || wrong == "N/A";
-      row["status"] = ok ? "ok" : "failed";
+      row["status"] = point_status_name(ok ? PointStatus::ok : PointStatus::failed);
       if (!ok) row["reason"] = "nccl-tests reported #wrong=" + wrong;
       row["notes"] = "nccl-tests " + f[3] + " root=" + (layout.has_root ? f[4] : "-") +
                      (res.nccl_version.empty() ? "" : " NCCL " + res.nccl_version);

@@ -50,8 +50,9 @@ const char* stop_reason_name(StopReason r) {
     case StopReason::converged: return "converged";
     case StopReason::max_reps: return "max_reps";
     case StopReason::time_cap: return "time_cap";
-    default: return "running";
+    case StopReason::keep_going: return "running";
   }
+  return "running";
 }
 
 }  // namespace ptp::profile

@@ -15,8 +15,8 @@ namespace {
 std::string layout_of(const JobSpec& j) {
   const auto& p = j.parallelism;
   return std::to_string(p.tensor) + "/" + std::to_string(p.pipeline) + "/" + std::to_string(p.context) + "/" +
-         std::to_string(p.virtual_pipeline) + "/" + std::to_string(p.expert) + "/" + j.sharding + "/" +
-         j.activation_checkpointing;
+         std::to_string(p.virtual_pipeline) + "/" + std::to_string(p.expert) + "/" + sharding_name(j.sharding) + "/" +
+         recompute_name(j.activation_checkpointing);
 }
 std::string batch_of(const JobSpec& j) {
   char b[96];

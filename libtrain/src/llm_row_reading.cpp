@@ -22,9 +22,9 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row) {
   LlmRunReading r;
   r.framework_key = llm_framework_key(row.framework);
   const bool megatron = r.framework_key == "megatron";
-  r.sharding = row.sharding;
-  if (r.sharding.empty() || (megatron && r.sharding == "none"))
-    r.sharding = r.framework_key == "megatron-2021" ? "none" : megatron ? "zero1" : "fsdp";
+  if (!row.sharding.empty()) r.sharding = parse_named(sharding_names(), row.sharding, "sharding");
+  if (row.sharding.empty() || (megatron && r.sharding == Sharding::none))
+    r.sharding = r.framework_key == "megatron-2021" ? Sharding::none : megatron ? Sharding::zero1 : Sharding::fsdp;
   r.sequence_parallel = row.tp > 1 && (megatron || r.framework_key == "torchtitan");
   r.batch = row.batch;
   r.grad_accum = row.grad_accum;

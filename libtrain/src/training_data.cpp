@@ -13,6 +13,8 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/point_status.hpp"
+#include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/suggest.hpp"
 
 namespace ptp::train {
@@ -103,7 +105,8 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
 // Other frameworks' GPU kernels are channels-last by default, which an empty value means.
 std::string published_memory_format(const std::string& source, const JobSpec& j) {
   if (j.framework != "pytorch") return "";
-  const bool amp = j.precision.rfind("amp_", 0) == 0;
+  const PrecisionPolicy* policy = find_precision_policy(j.precision);
+  const bool amp = policy && policy->autocast;
   const bool dle_convnets = j.model == "resnet50" || j.model == "resnext101-32x4d" || j.model == "se-resnext101-32x4d";
   if (source == "dle" && ((dle_convnets && amp) || j.model == "ssd300")) return "nhwc";
   return "nchw";
@@ -163,7 +166,8 @@ void exclude_sequences_faster_than_shorter_ones(Table<RunRecord>& t) {
     const auto& p = j.parallelism;
     return r.source + '|' + j.model + '|' + r.task + '|' + j.framework + '|' + j.cluster.gpu + '|' + j.precision +
            '|' + std::to_string(p.tensor) + '|' + std::to_string(p.pipeline) + '|' + std::to_string(p.context) +
-           '|' + std::to_string(p.expert) + '|' + j.sharding + '|' + j.activation_checkpointing;
+           '|' + std::to_string(p.expert) + '|' + sharding_name(j.sharding) + '|' +
+           recompute_name(j.activation_checkpointing);
   };
   auto tokens_per_gpu_s = [](const RunRecord& r) {
     const auto& j = r.job;
@@ -279,9 +283,9 @@ Table<RunRecord> load_runs(const std::string& path) {
     j.parallelism.virtual_pipeline = degree("vp");
     j.parallelism.expert = degree("ep");
     const std::string sharding = csv.text(row, "sharding");
-    if (!sharding.empty()) j.sharding = sharding;
+    if (!sharding.empty()) j.sharding = parse_named(sharding_names(), sharding, "sharding");
     const std::string ckpt = csv.text(row, "activation_checkpointing");
-    if (!ckpt.empty()) j.activation_checkpointing = ckpt;
+    if (!ckpt.empty()) j.activation_checkpointing = parse_named(recompute_names(), ckpt, "activation_checkpointing");
     if (r.source == "llm") read_as_llm_framework_ran_it(csv, row, j);
     // The model as read (an LLM row may name it only in its notes): two models are two stacks.
     r.stack = stack_key(r.source, optional_text("source_ref"), optional_text("framework"), optional_text("notes"),
@@ -306,9 +310,15 @@ Table<RunRecord> load_runs(const std::string& path) {
   return runs;
 }
 
+// A row ptp-profile (or an ingested log) measured; failed, unsupported and skipped points carry no time.
+static bool measured(const CsvTable& csv, const CsvRow& row) {
+  const PointStatus* status = find_named(point_status_names(), csv.text(row, "status"));
+  return status && *status == PointStatus::ok;
+}
+
 Table<OpRecord> load_ops(const std::string& path) {
   return load_table<OpRecord>(path, ops_schema(), [&](const CsvTable& csv, const CsvRow& row, Table<OpRecord>& t) {
-    if (csv.text(row, "status") != "ok") { ++t.excluded["status is not ok"]; return; }
+    if (!measured(csv, row)) { ++t.excluded["status is not ok"]; return; }
     OpRecord r;
     r.line = row.line;
     r.source = csv.text(row, "source");
@@ -330,7 +340,7 @@ Table<OpRecord> load_ops(const std::string& path) {
 Table<CollectiveRecord> load_collectives(const std::string& path) {
   return load_table<CollectiveRecord>(path, collectives_schema(),
                                       [&](const CsvTable& csv, const CsvRow& row, Table<CollectiveRecord>& t) {
-    if (csv.text(row, "status") != "ok") { ++t.excluded["status is not ok"]; return; }
+    if (!measured(csv, row)) { ++t.excluded["status is not ok"]; return; }
     CollectiveRecord r;
     r.line = row.line;
     r.source = csv.text(row, "source");

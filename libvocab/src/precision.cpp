@@ -13,21 +13,21 @@ const std::vector<PrecisionPolicy>& precision_table() {
   static const std::vector<PrecisionPolicy> table = {
       // id        description
       {"fp32", "true FP32 math on CUDA cores", "fp32", "fp32", "fp32",
-       4, 4, 4, 4, 4, false, false, false, false, false, 0, "fp32"},
+       4, 4, 4, 4, 4, false, false, false, false, false, 0, "fp32", false, "bf16", "fp32"},
       {"tf32", "FP32 storage, TF32 tensor-core GEMMs/convolutions", "tf32", "tf32", "fp32",
-       4, 4, 4, 4, 4, false, false, false, true, false, 80, "fp32"},
+       4, 4, 4, 4, 4, false, false, false, true, false, 80, "fp32", false, "bf16", "tf32"},
       {"fp16", "pure FP16 training with FP32 master weights and loss scaling", "fp16", "fp16",
-       "fp16_nontensor", 2, 2, 2, 2, 2, false, true, false, true, true, 60, "fp16"},
+       "fp16_nontensor", 2, 2, 2, 2, 2, false, true, false, true, true, 60, "fp16", false, "fp16", "fp16_bf16"},
       {"bf16", "pure BF16 training (BF16 params/grads, FP32 master weights)", "bf16", "bf16", "bf16",
-       2, 2, 2, 2, 2, false, false, false, true, true, 80, "bf16"},
+       2, 2, 2, 2, 2, false, false, false, true, true, 80, "bf16", false, "bf16", "fp16_bf16"},
       {"amp_fp16", "autocast FP16 with FP32 weights, FP32 layer norms/softmax (batch norm at FP16), dynamic loss scaling", "fp16",
-       "fp16", "fp16_nontensor", 2, 2, 4, 2.5, 4, true, true, false, true, true, 60, "fp32"},
+       "fp16", "fp16_nontensor", 2, 2, 4, 2.5, 4, true, true, false, true, true, 60, "fp32", true, "fp16", "fp16_bf16"},
       {"amp_bf16", "autocast BF16 with FP32 weights, FP32 layer norms/softmax (batch norm at BF16)", "bf16", "bf16", "bf16",
-       2, 2, 4, 2.5, 4, true, false, false, true, true, 80, "fp32"},
+       2, 2, 4, 2.5, 4, true, false, false, true, true, 80, "fp32", true, "bf16", "fp16_bf16"},
       {"fp8", "FP8 GEMMs (per-tensor scaling), BF16 elsewhere, FP32 master weights", "fp8", "bf16",
-       "bf16", 1.5, 2, 2, 2, 2, false, false, true, true, true, 89, "bf16"},
+       "bf16", 1.5, 2, 2, 2, 2, false, false, true, true, true, 89, "bf16", false, "bf16", "fp8"},
       {"fp4", "FP4 (NVFP4/MXFP4) GEMMs with block scaling, BF16 elsewhere", "fp4", "bf16", "fp8",
-       1.25, 2, 2, 2, 2, false, false, true, true, true, 100, "bf16"},
+       1.25, 2, 2, 2, 2, false, false, true, true, true, 100, "bf16", false, "bf16", "fp4"},
   };
   return table;
 }

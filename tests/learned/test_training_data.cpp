@@ -189,17 +189,17 @@ TEST_CASE("published LLM runs are read as their framework ran them, as the LLM e
   // Megatron-family recipes: the distributed optimizer and sequence parallel with TP.
   const auto megatron = load_one({{"framework", "Megatron-Bridge (NeMo; Megatron-Core; Transformer Engine)"},
                                   {"tp", "4"}, {"pp", "2"}, {"sharding", "none"}, {"grad_accum", "8"}});
-  CHECK(megatron.sharding == "zero1");
+  CHECK(megatron.sharding == Sharding::zero1);
   CHECK(megatron.parallelism.sequence_parallel);
   CHECK(megatron.grad_accum == 8);
   // The April 2021 Megatron-LM table predates both.
   const auto megatron_2021 = load_one({{"framework", "Megatron-LM"}, {"tp", "8"}, {"sharding", ""}});
-  CHECK(megatron_2021.sharding == "none");
+  CHECK(megatron_2021.sharding == Sharding::none);
   CHECK_FALSE(megatron_2021.parallelism.sequence_parallel);
   // torchtitan's batch is the local batch, split into one-sequence micro-batches under PP.
   const auto titan = load_one({{"framework", "torchtitan (PyTorch FSDP2/DTensor)"}, {"tp", "2"}, {"pp", "4"},
                                {"sharding", ""}, {"batch_size", "8"}});
-  CHECK(titan.sharding == "fsdp");
+  CHECK(titan.sharding == Sharding::fsdp);
   CHECK(titan.parallelism.sequence_parallel);
   CHECK(titan.batch_size == 1);
   CHECK(titan.grad_accum == 8);

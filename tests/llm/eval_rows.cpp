@@ -62,7 +62,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   published.grad_accum = num(t, row, "grad_accum");
   const LlmRunReading reading = read_llm_run(published);
   e.framework_key = reading.framework_key == "megatron-2021" ? "megatron" : reading.framework_key;
-  e.sharding = reading.sharding;
+  e.sharding = sharding_name(reading.sharding);
   e.batch = reading.batch;
   const double accum = reading.grad_accum;
   const std::string flags = cell(t, row, "quality_flag");
@@ -139,7 +139,7 @@ std::string pairing_key(const EvalRow& r) {
 
 std::string parallelism_style(const EvalRow& r) {
   const bool mp = r.tp > 1 || r.pp > 1 || r.cp > 1 || r.ep > 1;
-  const bool sharded = r.sharding == "fsdp" || r.sharding == "zero3" || r.sharding == "hsdp" || r.sharding == "zero2";
+  const bool sharded = shards_grads(parse_named(sharding_names(), r.sharding, "sharding"));
   if (sharded) return mp ? "FSDP + TP/PP/CP" : "FSDP/ZeRO only";
   return mp ? "Megatron TP/PP/CP (+DP)" : "DP (DDP/ZeRO-1) only";
 }

@@ -104,8 +104,8 @@ TEST_CASE("the layout round-trips through job_spec_to_yaml", "[llm][validation]"
   CHECK(again.parallelism.virtual_pipeline == 5);
   CHECK(again.parallelism.data == 4);
   CHECK(again.parallelism.sequence_parallel);
-  CHECK(again.sharding == "zero1");
-  CHECK(again.activation_checkpointing == "selective");
+  CHECK(again.sharding == Sharding::zero1);
+  CHECK(again.activation_checkpointing == Recompute::selective);
   REQUIRE(again.global_batch_size);
   CHECK(*again.global_batch_size == 256);
 }

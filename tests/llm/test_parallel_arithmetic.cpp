@@ -44,14 +44,14 @@ TEST_CASE("TP volume: 4 all-reduces per block, or 8 gathers/scatters of the same
 
 TEST_CASE("sharding volumes per optimizer step", "[llm][volumes]") {
   const double P = 1e9;
-  const auto none = sharding_volume(P, 2, 4, "none", 8);
+  const auto none = sharding_volume(P, 2, 4, Sharding::none, 8);
   CHECK(none.all_reduce == Approx(4 * P));
   CHECK(none.all_gather == 0);
-  const auto z1 = sharding_volume(P, 2, 4, "zero1", 8);  // Megatron distributed optimizer
+  const auto z1 = sharding_volume(P, 2, 4, Sharding::zero1, 8);  // Megatron distributed optimizer
   CHECK(z1.reduce_scatter == Approx(4 * P));
   CHECK(z1.all_gather == Approx(2 * P));
   CHECK(z1.all_reduce == 0);
-  const auto fsdp = sharding_volume(P, 2, 4, "fsdp", 8);  // gather twice and scatter once per micro-batch
+  const auto fsdp = sharding_volume(P, 2, 4, Sharding::fsdp, 8);  // gather twice and scatter once per micro-batch
   CHECK(fsdp.all_gather == Approx(2 * 8 * 2 * P));
   CHECK(fsdp.reduce_scatter == Approx(8 * 4 * P));
 }

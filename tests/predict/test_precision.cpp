@@ -115,3 +115,13 @@ TEST_CASE("a quantised QLoRA base holds about 4.5 bits per weight", "[precision]
   CHECK((quantized_base_bytes(BaseQuantization::nf4_double) * 8 - 4) == Approx(0.127).margin(0.001));
   CHECK(quantized_base_bytes(BaseQuantization::none) == 0);
 }
+
+TEST_CASE("the policy states what readers used to infer from its id", "[precision]") {
+  for (const auto& p : precision_table()) {
+    CAPTURE(p.id);
+    CHECK(p.autocast == (p.id == "amp_fp16" || p.id == "amp_bf16"));  // the framework's autocast
+    CHECK(p.half_dtype == (p.gemm_math == "fp16" ? "fp16" : "bf16"));  // FP16 recipes keep fp16 tensors
+    const bool half_math = p.gemm_math == "fp16" || p.gemm_math == "bf16";
+    CHECK(p.gemm_class == (half_math ? "fp16_bf16" : p.gemm_math));  // one calibration class for both
+  }
+}

@@ -47,18 +47,18 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
     CommGroup group;
   };
   const std::vector<Part> parts{{s.params - s.expert_params, s.frozen_params - s.frozen_expert_params,
-                                 l.sharding == "hsdp" ? hsdp_shard_group(l) : dp_group(l)},
+                                 l.sharding == Sharding::hsdp ? hsdp_shard_group(l) : dp_group(l)},
                                 {s.expert_params, s.frozen_expert_params, expert_dp_group(l)}};
   for (const auto& part : parts) {
     const double frozen = l.shards_params() ? part.frozen : 0;
     if (part.params + frozen <= 0 || part.group.size <= 1) continue;
     auto v = sharding_volume(part.params, gather_bytes, grad_bytes, l.sharding, m);
     if (frozen > 0) v.all_gather += sharding_volume(frozen, gather_bytes, grad_bytes, l.sharding, m).all_gather;
-    if (l.sharding == "none") {
+    if (l.sharding == Sharding::none) {
       const auto ar = bucketed(Collective::all_reduce, v.all_reduce, part.group, job, k);
       out.total += ar.seconds;
       out.exposed += exposed(ar, bwd, pk);
-    } else if (l.sharding == "zero1" || l.sharding == "zero2") {
+    } else if (!l.shards_params()) {  // ZeRO-1, ZeRO-2
       // Reduce-scatter overlaps the last backward; the parameter all-gather the next first forward.
       const auto rs = bucketed(Collective::reduce_scatter, v.reduce_scatter, part.group, job, k);
       const auto ag = bucketed(Collective::all_gather, v.all_gather, part.group, job, k);
@@ -79,7 +79,7 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
       const Traffic back{ag.seconds + rs.seconds, ag.last_bucket + rs.last_bucket};
       out.total += m * (2 * ag.seconds + rs.seconds);
       out.exposed += m * (exposed(ag, fwd, pk) + exposed(back, bwd, pk));
-      if (l.sharding == "hsdp" && part.group.size < l.dp * l.cp) {
+      if (l.sharding == Sharding::hsdp && part.group.size < l.dp * l.cp) {
         // Then the shard's gradients are all-reduced across the replicas (one rank per node).
         const CommGroup replicas{l.dp * l.cp / part.group.size, 1};
         const auto ar = bucketed(Collective::all_reduce, part.params / part.group.size * grad_bytes, replicas, job, k);

@@ -35,7 +35,7 @@ struct Stash {
 };
 Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
   Stash st;
-  if (l.recompute == "none") {
+  if (l.recompute == Recompute::none) {
     for (const auto& op : s.ops) st.kept += saved_bytes(op, p, ts);
     return st;
   }
@@ -44,7 +44,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   // would have stashed.
   const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
   double block_saved = 0, blocks = std::max(1, s.blocks);
-  const bool full = l.recompute == "full";
+  const bool full = l.recompute == Recompute::full;
   for (const auto& op : s.ops) {
     const double bytes = saved_bytes(op, p, ts);
     if (!op.in_block) {
@@ -56,7 +56,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
                          op.kind == OpKind::norm || op.kind == OpKind::elementwise;
     if (!dropped) st.kept += bytes;
   }
-  if (l.recompute == "full") {
+  if (l.recompute == Recompute::full) {
     st.kept += s.blocks * (l.hidden > 0 ? block_input * p.activation_bytes : 0);
     st.working = block_saved / blocks;
   }
@@ -70,7 +70,7 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   const auto& st = job.state;
   const auto& j = job.job;
   const double dense = s.params - s.expert_params, expert = s.expert_params;
-  const double dense_group = l.sharding == "hsdp" ? hsdp_shard_group(l).size : l.dp * l.cp;
+  const double dense_group = l.sharding == Sharding::hsdp ? hsdp_shard_group(l).size : l.dp * l.cp;
   const double expert_group = expert_dp_group(l).size;
   auto sharded = [&](bool on) { return on ? dense / dense_group + expert / expert_group : dense + expert; };
   MemoryEstimate m;

@@ -37,7 +37,8 @@ struct ParallelConstants {
 struct Layout {
   int tp = 1, pp = 1, vp = 1, cp = 1, ep = 1, dp = 1;
   bool sp = false;  // sequence parallel: replicated-activation ops split over TP ranks
-  std::string sharding = "none", recompute = "none";
+  Sharding sharding = Sharding::none;
+  Recompute recompute = Recompute::none;
   int gpus_per_node = 1, num_gpus = 1;
   int microbatches = 1;  // per optimizer step per DP rank (grad_accum)
   // Transformer dimensions the communication volumes need (0 for other families).
@@ -46,9 +47,9 @@ struct Layout {
   double expert_width = 0;  // what the all-to-all carries per routed token: hidden, or LatentMoE's latent
   double elem_bytes = 2;  // activations on the wire (BF16/FP16; FP32 for fp32/tf32 policies)
   bool model_parallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
-  bool shards_params() const { return sharding_shards_weights(sharding); }
-  bool shards_grads() const { return sharding == "zero2" || shards_params(); }
-  bool shards_optimizer() const { return sharding != "none"; }
+  bool shards_params() const { return shards_weights(sharding); }
+  bool shards_grads() const { return ptp::shards_grads(sharding); }
+  bool shards_optimizer() const { return ptp::shards_optimizer(sharding); }
 };
 Layout make_layout(const ResolvedJob& job);
 
@@ -135,7 +136,7 @@ TpVolume tp_volume_per_block(double tokens, double hidden, double elem_bytes, in
 struct ShardingVolume {
   double all_gather = 0, reduce_scatter = 0, all_reduce = 0;  // buffer bytes per optimizer step
 };
-ShardingVolume sharding_volume(double params, double param_bytes, double grad_bytes, const std::string& sharding,
+ShardingVolume sharding_volume(double params, double param_bytes, double grad_bytes, Sharding sharding,
                                int microbatches);
 // Ring attention: each rank passes its K,V chunk cp-1 times forward; backward passes K,V and dK,dV.
 double cp_bytes_per_block(double tokens_per_rank, double kv_dim_per_rank, double elem_bytes, int cp);

@@ -39,13 +39,13 @@ TpVolume tp_volume_per_block(double tokens, double hidden, double elem_bytes, in
   return v;
 }
 
-ShardingVolume sharding_volume(double params, double param_bytes, double grad_bytes, const std::string& sharding,
+ShardingVolume sharding_volume(double params, double param_bytes, double grad_bytes, Sharding sharding,
                                int microbatches) {
   ShardingVolume v;
   const double m = std::max(1, microbatches);
-  if (sharding == "none") {
+  if (sharding == Sharding::none) {
     v.all_reduce = params * grad_bytes;  // once per step, after the last micro-batch
-  } else if (sharding == "zero1" || sharding == "zero2") {
+  } else if (!shards_weights(sharding)) {  // ZeRO-1, ZeRO-2
     // Distributed optimizer: reduce-scatter the gradients, all-gather the updated parameters.
     v.reduce_scatter = params * grad_bytes;
     v.all_gather = params * param_bytes;

@@ -15,7 +15,6 @@ namespace {
 // softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
 // GEMMs, the fused attention kernel and the Mamba-2 scan (a batched GEMM not on attention scores,
 // which Megatron's selective recompute leaves alone) keep their outputs.
-enum class Recompute { none, selective, full };
 bool recomputed(const Op& op, Recompute policy) {
   if (policy == Recompute::none || !op.in_block) return false;
   if (policy == Recompute::full) return true;
@@ -32,8 +31,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   int last_layer = 0;
   std::size_t last_index = 0;  // t.layers entry of last_layer (a stage's layers are runs of ops)
   double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
-  const Recompute recompute =
-      l.recompute == "none" ? Recompute::none : (l.recompute == "full" ? Recompute::full : Recompute::selective);
+  const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
@@ -83,7 +81,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   t.fwd = std::max(t.gpu_fwd, t.launch_fwd) + t.casts;
   t.bwd = std::max(t.gpu_bwd, t.launch_bwd) + t.bwd_casts;  // casts (precision_casts) stay forward-only
   t.recompute = std::max(rec_gpu, rec_launch);
-  if (l.recompute == "full") t.recompute += t.casts;  // the FP8/autocast casts are redone too
+  if (recompute == Recompute::full) t.recompute += t.casts;  // the FP8/autocast casts are redone too
 
   const double tokens = l.tokens / l.cp;  // per rank before TP
   const bool first = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& o) { return o.kind == OpKind::embedding; });
@@ -92,7 +90,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     const auto v = tp_volume_per_block(tokens, l.hidden, l.elem_bytes, l.tp, l.sp);
     const double one = collective_seconds(v.kind, v.bytes, tp_group(l), job, k);
     double n = s.tp_sublayers / 2.0 * v.collectives;  // v counts a block's two sub-layers
-    if (l.recompute == "full") n += s.tp_sublayers / 2.0 * v.collectives / 2.0;  // recomputed forward repeats its collectives
+    if (l.recompute == Recompute::full) n += s.tp_sublayers / 2.0 * v.collectives / 2.0;  // recomputed forward repeats its collectives
     n += (first ? v.collectives / 4.0 : 0) + (last ? v.collectives / 4.0 : 0);  // vocab-parallel embedding / head
     t.tp_comm = n * one;
     t.tp_exposed = t.tp_comm * pk.tp_exposed;

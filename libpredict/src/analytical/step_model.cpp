@@ -109,8 +109,8 @@ void add_memory_warning(const ResolvedJob& job, const Layout& l, Prediction& out
   }
   std::string fix = "; try a smaller batch_size with grad_accum";
   if (!p.half_precision) fix += ", precision amp_bf16/amp_fp16";
-  if (j.activation_checkpointing == "none") fix += ", activation_checkpointing: full";
-  if (j.sharding == "none" && job.data_parallel > 1) fix += ", sharding: zero1/fsdp";
+  if (j.activation_checkpointing == Recompute::none) fix += ", activation_checkpointing: full";
+  if (j.sharding == Sharding::none && job.data_parallel > 1) fix += ", sharding: zero1/fsdp";
   if (l.hidden > 0 && job.data_parallel > 1) fix += ", a larger parallelism.tensor or parallelism.pipeline";
   out.warnings.push_back(buf + fix);
 }
@@ -180,7 +180,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   b.pp_bubble = bubble * m * t.total();
 
   double dp_total = 0;
-  if (!l.model_parallel() && l.sharding == "none") {
+  if (!l.model_parallel() && l.sharding == Sharding::none) {
     const auto sched = schedule_allreduce(job, t.layers, t.layer_params, t.bwd + t.recompute, k);
     for (const auto& bk : sched.buckets) dp_total += bk.duration_s;
     b.dp_communication = sched.exposed_s;
@@ -211,7 +211,7 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   if (job.model->sequence) out.tokens_per_second = out.samples_per_second * real_tokens_per_sequence(j);
   out.tokens_per_second_per_gpu = out.tokens_per_second / j.cluster.num_gpus;
   // Hardware FLOPs of all GPUs (recomputation included): one replica's work per DP rank.
-  out.flops_per_step = (job.work().fwd_flops() * (l.recompute == "full" ? 2 : 1) + job.work().bwd_flops()) * m *
+  out.flops_per_step = (job.work().fwd_flops() * (l.recompute == Recompute::full ? 2 : 1) + job.work().bwd_flops()) * m *
                        l.dp;
   fill_mfu(job, out);
   if (t.gpu_fwd + t.gpu_bwd > 0) out.gemm_math_share = std::clamp(t.gpu_gemm / (t.gpu_fwd + t.gpu_bwd), 0.0, 1.0);

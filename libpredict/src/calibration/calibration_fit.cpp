@@ -88,8 +88,8 @@ TransferKey transfer_key(const Prediction& p) {
   const auto& l = p.layout;
   return {p.gpu, p.precision, batch,
           std::to_string(l.tensor) + "/" + std::to_string(l.pipeline) + "/" + std::to_string(l.context) + "/" +
-              std::to_string(l.virtual_pipeline) + "/" + std::to_string(l.expert) + "/" + l.sharding + "/" +
-              l.activation_checkpointing,
+              std::to_string(l.virtual_pipeline) + "/" + std::to_string(l.expert) + "/" + sharding_name(l.sharding) + "/" +
+              recompute_name(l.activation_checkpointing),
           p.num_gpus};
 }
 

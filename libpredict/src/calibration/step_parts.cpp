@@ -8,9 +8,7 @@ namespace ptp {
 
 std::string gemm_math_class(const std::string& precision_id) {
   const PrecisionPolicy* p = find_precision_policy(precision_id);
-  const std::string math = p ? p->gemm_math : precision_id;
-  if (math == "fp16" || math == "bf16") return "fp16_bf16";
-  return math;
+  return p ? p->gemm_class : precision_id;
 }
 
 StepParts step_parts(const Prediction& p) {

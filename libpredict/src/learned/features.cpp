@@ -112,9 +112,9 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
 
 std::vector<float> aggregator_features(const ResolvedJob& job, const Prediction& composed, const AnalyticalConstants& composing,
                                        const AnalyticalConstants& analytical, bool blind) {
-  if (job.job.sharding == "none") return run_features(job, composed, blind, predict_analytical(job, analytical));
+  if (job.job.sharding == Sharding::none) return run_features(job, composed, blind, predict_analytical(job, analytical));
   ResolvedJob unsharded = job;
-  unsharded.job.sharding = "none";
+  unsharded.job.sharding = Sharding::none;
   return run_features(unsharded, predict_analytical(unsharded, composing), blind, predict_analytical(unsharded, analytical));
 }
 

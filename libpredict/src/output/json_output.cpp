@@ -67,8 +67,8 @@ nlohmann::json prediction_json(const Prediction& p) {
                       {"expert", l.expert},
                       {"data", l.data},
                       {"sequence_parallel", l.sequence_parallel},
-                      {"sharding", l.sharding},
-                      {"activation_checkpointing", l.activation_checkpointing},
+                      {"sharding", sharding_name(l.sharding)},
+                      {"activation_checkpointing", recompute_name(l.activation_checkpointing)},
                       {"microbatches", l.microbatches},
                       {"bubble_fraction", l.bubble_fraction},
                       {"memory_stage", l.memory_stage}};

@@ -32,8 +32,9 @@ std::string layout_text(const LayoutSummary& l) {
   if (l.context > 1) o += ", CP " + std::to_string(l.context);
   if (l.expert > 1) o += ", EP " + std::to_string(l.expert);
   o += ", DP " + std::to_string(l.data);
-  if (l.sharding != "none") o += " (" + l.sharding + ")";
-  if (l.activation_checkpointing != "none") o += ", recompute " + l.activation_checkpointing;
+  if (l.sharding != Sharding::none) o += std::string(" (") + sharding_name(l.sharding) + ")";
+  if (l.activation_checkpointing != Recompute::none)
+    o += std::string(", recompute ") + recompute_name(l.activation_checkpointing);
   return o;
 }
 
@@ -93,7 +94,8 @@ std::string render_table(const Prediction& p) {
   o += "cluster    " + std::to_string(p.num_gpus) + " x " + p.gpu + " (" + std::to_string(p.nodes) + " node" +
        (p.nodes > 1 ? "s" : "") + " x " + std::to_string(p.gpus_per_node) + ")\n";
   const auto& ly = p.layout;
-  if (ly.tensor * ly.pipeline * ly.context * ly.expert > 1 || ly.sharding != "none" || ly.activation_checkpointing != "none")
+  if (ly.tensor * ly.pipeline * ly.context * ly.expert > 1 || ly.sharding != Sharding::none ||
+      ly.activation_checkpointing != Recompute::none)
     o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
   o += "predictor  " + p.predictor_kind +
        (p.bundle.empty() ? "" : " (" + p.bundle + (p.bundle_checksum.empty() ? "" : ", " + p.bundle_checksum.substr(0, 12)) + ")") +
@@ -208,7 +210,7 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
           p.tokens_per_second > 0 ? g(p.tokens_per_second_per_gpu) : std::string(), g(p.mfu), g(p.mfu_precision_peak),
           std::to_string(p.layout.tensor), std::to_string(p.layout.pipeline), std::to_string(p.layout.virtual_pipeline),
           std::to_string(p.layout.context), std::to_string(p.layout.expert), std::to_string(p.layout.data),
-          p.layout.sharding, g(p.compute_learned_share), p.communication_predictor};
+          sharding_name(p.layout.sharding), g(p.compute_learned_share), p.communication_predictor};
     cells.insert(cells.end(), values.begin(), values.end());
     for (auto& c : energy_csv_cells(p.energy)) cells.push_back(std::move(c));
     if (calibrated) {

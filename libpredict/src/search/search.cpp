@@ -34,9 +34,10 @@ double search_objective_value(const Prediction& p, SearchObjective o) {
       if (!p.energy.valid || !run || !p.energy.has_carbon)
         throw InputError("--objective carbon needs run: and energy.grid_gco2_per_kwh in the job");
       return p.energy.gco2e;
-    default:
-      return run ? p.total_seconds : 1 / p.samples_per_second;
+    case SearchObjective::time:
+      break;
   }
+  return run ? p.total_seconds : 1 / p.samples_per_second;
 }
 
 namespace {

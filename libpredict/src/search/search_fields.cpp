@@ -51,9 +51,12 @@ const std::vector<SearchField>& search_fields() {
        [](JobSpec& j, const std::string& v) { j.parallelism.expert = static_cast<int>(as_ll(v)); }},
       {"sequence_parallel", [](const JobSpec& j) { return std::string(j.parallelism.sequence_parallel ? "true" : "false"); },
        [](JobSpec& j, const std::string& v) { j.parallelism.sequence_parallel = v == "true"; }},
-      {"sharding", [](const JobSpec& j) { return j.sharding; }, [](JobSpec& j, const std::string& v) { j.sharding = v; }},
-      {"activation_checkpointing", [](const JobSpec& j) { return j.activation_checkpointing; },
-       [](JobSpec& j, const std::string& v) { j.activation_checkpointing = v; }},
+      {"sharding", [](const JobSpec& j) { return std::string(sharding_name(j.sharding)); },
+       [](JobSpec& j, const std::string& v) { j.sharding = parse_named(sharding_names(), v, "sharding"); }},
+      {"activation_checkpointing", [](const JobSpec& j) { return std::string(recompute_name(j.activation_checkpointing)); },
+       [](JobSpec& j, const std::string& v) {
+         j.activation_checkpointing = parse_named(recompute_names(), v, "activation_checkpointing");
+       }},
       {"global_batch_size",
        [](const JobSpec& j) { return j.global_batch_size ? num(static_cast<long long>(*j.global_batch_size)) : std::string(); },
        [](JobSpec& j, const std::string& v) { j.global_batch_size = static_cast<double>(as_ll(v)); }},

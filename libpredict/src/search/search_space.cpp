@@ -94,8 +94,9 @@ SearchSpace default_search_space(const JobSpec& base, const Predictor& predictor
     s.axes.push_back({"parallelism.virtual_pipeline", {}, true});
     add_axis(s, "parallelism.context", texts(divisors(r.gpus_per_node)));
   }
-  add_axis(s, "sharding", {"none", "zero1", "zero2", "fsdp"});
-  add_axis(s, "activation_checkpointing", {"none", "selective", "full"});
+  add_axis(s, "sharding", {sharding_name(Sharding::none), sharding_name(Sharding::zero1), sharding_name(Sharding::zero2),
+                           sharding_name(Sharding::fsdp)});
+  add_axis(s, "activation_checkpointing", names_of(recompute_names()));
   add_axis(s, base.batch_tokens > 0 ? "batch_tokens" : "batch_size", micro_batches(base, r));
   keep_global_batch(s, base, r, {});
   return s;
@@ -180,29 +181,21 @@ SearchSpace parse_search_space(const std::string& text, const std::string& path,
   return s;
 }
 
-SearchObjective parse_search_objective(const std::string& name) {
-  if (name == "time") return SearchObjective::time;
-  if (name == "cost") return SearchObjective::cost;
-  if (name == "gpu_hours") return SearchObjective::gpu_hours;
-  if (name == "energy") return SearchObjective::energy;
-  if (name == "carbon") return SearchObjective::carbon;
-  throw InputError("--objective '" + name + "': expected time | cost | gpu_hours | energy | carbon" +
-                   did_you_mean(name, {"time", "cost", "gpu_hours", "energy", "carbon"}));
+const EnumNames<SearchObjective>& search_objective_names() {
+  static const EnumNames<SearchObjective> names = {
+      {SearchObjective::time, "time", ""},
+      {SearchObjective::cost, "cost", ""},
+      {SearchObjective::gpu_hours, "gpu_hours", ""},
+      {SearchObjective::energy, "energy", "facility kWh"},
+      {SearchObjective::carbon, "carbon", "needs energy.grid_gco2_per_kwh"},
+  };
+  return names;
 }
 
-const char* search_objective_name(SearchObjective o) {
-  switch (o) {
-    case SearchObjective::cost:
-      return "cost";
-    case SearchObjective::gpu_hours:
-      return "gpu_hours";
-    case SearchObjective::energy:
-      return "energy";
-    case SearchObjective::carbon:
-      return "carbon";
-    default:
-      return "time";
-  }
+SearchObjective parse_search_objective(const std::string& name) {
+  return parse_named(search_objective_names(), name, "--objective");
 }
+
+const char* search_objective_name(SearchObjective o) { return name_of(search_objective_names(), o); }
 
 }  // namespace ptp

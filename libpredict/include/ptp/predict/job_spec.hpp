@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ptp/predict/energy.hpp"
+#include "ptp/vocab/training_layout.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
 namespace ptp {
@@ -96,8 +97,8 @@ struct JobSpec {
   RunSpec run;
   std::optional<double> usd_per_gpu_hour;
   ParallelismSpec parallelism;
-  std::string sharding = "none";
-  std::string activation_checkpointing = "none";
+  Sharding sharding = Sharding::none;
+  Recompute activation_checkpointing = Recompute::none;
   FinetuneSpec finetune;
   SequenceLayoutSpec sequences;
   MemorySpec memory;
@@ -121,9 +122,6 @@ inline const std::string kUnsetMark(1, '\0');
 Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
 Override parse_unset(const std::string& key);      // "finetune.rank": remove it
 void apply_override(YAML::Node& root, const Override& ov);
-
-// ZeRO-3, FSDP and HSDP shard the weights themselves (ZeRO-1/2 only optimizer state and gradients).
-bool sharding_shards_weights(const std::string& sharding);
 
 // PyTorch keeps activations channels-first unless a job converts them (channels_last); TensorFlow,
 // MXNet, Paddle and JAX GPU kernels run channels-last.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ptp/predict/energy.hpp"
+#include "ptp/vocab/training_layout.hpp"
 
 namespace ptp {
 
@@ -70,7 +71,8 @@ struct TraceBucket {
 struct LayoutSummary {
   int tensor = 1, pipeline = 1, virtual_pipeline = 1, context = 1, expert = 1, data = 1;
   bool sequence_parallel = false;
-  std::string sharding = "none", activation_checkpointing = "none";
+  Sharding sharding = Sharding::none;
+  Recompute activation_checkpointing = Recompute::none;
   int microbatches = 1;          // per optimizer step per data-parallel rank
   double bubble_fraction = 0;    // pp_bubble / (micro-batches x per-micro-batch time)
   int memory_stage = 0;          // pipeline stage whose memory is reported (the largest)

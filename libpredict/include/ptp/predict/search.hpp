@@ -11,6 +11,7 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/predictor.hpp"
+#include "ptp/vocab/enum_names.hpp"
 
 namespace ptp {
 
@@ -46,6 +47,7 @@ SearchSpace parse_search_space(const std::string& text, const std::string& path,
                                const Predictor& predictor);
 
 enum class SearchObjective { time, cost, gpu_hours, energy, carbon };
+const EnumNames<SearchObjective>& search_objective_names();  // with what each measures, for --help
 SearchObjective parse_search_objective(const std::string& name);  // InputError naming the choices
 const char* search_objective_name(SearchObjective o);
 

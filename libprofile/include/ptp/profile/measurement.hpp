@@ -8,15 +8,9 @@
 
 #include "ptp/profile/row.hpp"
 #include "ptp/profile/stats.hpp"
+#include "ptp/vocab/point_status.hpp"
 
 namespace ptp::profile {
-
-// How a point ended; written to the row's `status` column by name.
-//   ok: measured; failed: the benchmark ran and broke (error, out of memory, wrong result);
-//   unsupported: this GPU/library cannot run the point; skipped: the launch lacks what it needs
-//   (ranks, devices).
-enum class PointStatus { ok, failed, unsupported, skipped };
-const char* point_status_name(PointStatus s);
 
 // Thrown by a benchmark for a point it cannot run; the harness turns it into a row with this status.
 struct PointFailure : std::runtime_error {

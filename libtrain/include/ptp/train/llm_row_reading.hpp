@@ -5,6 +5,8 @@
 // tests/llm/EVALUATION.md states them with their sources.
 #include <string>
 
+#include "ptp/vocab/training_layout.hpp"
+
 namespace ptp::train {
 
 // "megatron" (NeMo, Megatron-Bridge, Megatron-Core), "megatron-2021" (the April 2021 Megatron-LM
@@ -27,7 +29,8 @@ struct PublishedLlmRun {
 //   one sequence (pipeline_parallel_microbatch_size default);
 // - GB200/GB300 NVL72: the rack's NVLink domain is the node (64-GPU partitions beyond one rack).
 struct LlmRunReading {
-  std::string framework_key, sharding;
+  std::string framework_key;
+  Sharding sharding = Sharding::none;
   bool sequence_parallel = false;
   double batch = 0, grad_accum = 0;  // grad_accum stays 0 when neither the row nor a rule states it
   int gpus_per_node = 8;

@@ -31,6 +31,10 @@ struct PrecisionPolicy {
   bool half_precision;         // 16-bit or narrower compute anywhere
   int min_compute_capability;  // x10: 80 means sm_80
   std::string comm_dtype;      // for collectives rows: fp32 | fp16 | bf16
+  // What readers of a policy used to infer from its id or math name:
+  bool autocast;               // amp_*: FP32 weights, the framework's autocast picks each op's dtype
+  std::string half_dtype;      // a tensor it keeps in 16 bits is fp16 or bf16 (bf16 for fp32/tf32)
+  std::string gemm_class;      // calibration's GEMM class: fp16 and bf16 math share fp16_bf16
 };
 
 const std::vector<PrecisionPolicy>& precision_table();

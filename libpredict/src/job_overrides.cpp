@@ -1,0 +1,119 @@
+// --set / --unset: a dotted key and a YAML value applied to the job spec's tree before it is parsed.
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "job_spec_keys.hpp"
+#include "ptp/predict/job_spec.hpp"
+#include "ptp/predict/model_zoo.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/suggest.hpp"
+
+namespace ptp {
+
+const std::vector<std::string>& job_spec_keys() {
+  static const std::vector<std::string> keys{
+      "model", "precision", "framework", "codebase", "xla", "memory_format", "batch_size", "batch_tokens",
+      "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run", "cost", "parallelism",
+      "sharding", "activation_checkpointing", "sequence_parallel", "finetune", "avg_seq_len", "packing",
+      "attention_mask", "memory", "energy"};
+  return keys;
+}
+
+namespace {
+// A value given on the command line has no place in the file: rebuild it without line:column
+// (YAML::Load marks it 1:1, which pointed errors about it at the file's first line). The node budget
+// stops anchor/alias bombs in a --set value, which this copy would otherwise expand.
+YAML::Node unmarked(const YAML::Node& n, int& budget, const std::string& key) {
+  if (--budget < 0) throw InputError("--set '" + key + "': value has too many elements");
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return YAML::Node(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& e : n) out.push_back(unmarked(e, budget, key));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : n) out[unmarked(kv.first, budget, key)] = unmarked(kv.second, budget, key);
+      return out;
+    }
+    default:
+      return YAML::Node(YAML::NodeType::Null);
+  }
+}
+}  // namespace
+
+Override parse_unset(const std::string& key) {
+  if (key.empty() || key.find('=') != std::string::npos)
+    throw InputError("--unset '" + key + "': expected a dotted key (e.g. finetune.rank)");
+  return {kUnsetMark + key, ""};
+}
+
+Override parse_override(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set/--sweep '" + text + "': expected key=value (e.g. cluster.num_gpus=16)");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+void apply_override(YAML::Node& root, const Override& override_or_unset) {
+  const bool unset = override_or_unset.first.rfind(kUnsetMark, 0) == 0;
+  const Override ov{unset ? override_or_unset.first.substr(kUnsetMark.size()) : override_or_unset.first,
+                    override_or_unset.second};
+  const std::string flag = unset ? "--unset '" : "--set '";
+  std::vector<std::string> parts;
+  std::stringstream ss(ov.first);
+  for (std::string p; std::getline(ss, p, '.');) {
+    if (p.empty()) throw InputError(flag + ov.first + "': empty path component");
+    parts.push_back(p);
+  }
+  if (parts.empty()) throw InputError(flag + ov.first + "': empty key");
+  if (parts.size() > 4) throw InputError(flag + ov.first + "': path too deep");
+  const auto& top = parts.front();
+  if (std::find(job_spec_keys().begin(), job_spec_keys().end(), top) == job_spec_keys().end())
+    throw InputError(flag + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, job_spec_keys()));
+  if (unset) {
+    // Removing what is not there is refused: a misspelt key must not pass as done.
+    std::vector<YAML::Node> chain{root};
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      YAML::Node next = chain.back()[parts[i]];
+      if (!next.IsDefined() || !next.IsMap())
+        throw InputError(flag + ov.first + "': the job has no mapping '" + parts[i] + "'");
+      chain.push_back(next);
+    }
+    YAML::Node parent = chain.back();
+    const auto keys = YamlReader(parent, "", "").keys();
+    if (std::find(keys.begin(), keys.end(), parts.back()) == keys.end())
+      throw InputError(flag + ov.first + "': the job has no field '" + ov.first + "'" + did_you_mean(parts.back(), keys));
+    parent.remove(parts.back());
+    return;
+  }
+  YAML::Node value;
+  try {
+    int budget = 10000;
+    value = unmarked(YAML::Load(ov.second), budget, ov.first);
+  } catch (const YAML::Exception&) {
+    value = YAML::Node(ov.second);
+  }
+  if (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
+    if (!ec) value = YAML::Node(absolute.lexically_normal().string());
+  }
+  // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (!next.IsDefined() || next.IsNull()) {
+      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = chain.back()[parts[i]];
+    }
+    if (!next.IsMap()) throw InputError("--set '" + ov.first + "': '" + parts[i] + "' is not a mapping");
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+}
+
+}  // namespace ptp
