@@ -215,6 +215,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   if (auto cost = doc.optional_child("cost")) {
     cost->check_keys({"usd_per_gpu_hour"});
     j.usd_per_gpu_hour = cost->get_number("usd_per_gpu_hour", 0, 1e6);
+    j.price_gpu = j.cluster.gpu;
   }
   if (auto p = doc.optional_child("parallelism")) {
     p->check_keys({"tensor", "pipeline", "virtual_pipeline", "context", "expert", "data"});
@@ -235,13 +236,37 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   return j;
 }
 
+std::string file_gpu(const YAML::Node& root) {
+  // A missing key reads as an invalid node, which throws on any question but IsDefined.
+  if (!root.IsDefined() || !root.IsMap()) return "";
+  const YAML::Node cluster = root["cluster"];
+  if (!cluster.IsDefined() || !cluster.IsMap()) return "";
+  const YAML::Node gpu = cluster["gpu"];
+  return gpu.IsDefined() && gpu.IsScalar() ? gpu.Scalar() : std::string();
+}
+
+void scope_job_price(JobSpec& job, const std::string& gpu_in_file, const std::vector<Override>& flags,
+                     const std::vector<Override>& more_flags) {
+  if (!job.usd_per_gpu_hour) {
+    job.price_gpu.clear();
+    return;
+  }
+  auto sets_price = [](const Override& ov) { return ov.first == "cost" || ov.first.rfind("cost.", 0) == 0; };
+  const bool by_flag = std::any_of(flags.begin(), flags.end(), sets_price) ||
+                       std::any_of(more_flags.begin(), more_flags.end(), sets_price);
+  job.price_gpu = by_flag ? std::string() : gpu_in_file;
+}
+
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides) {
   auto doc = YamlReader::load_file(path);
   if (!overrides.empty()) {
     YAML::Node root = doc.node();  // edited in place: YAML::Clone would drop every line:column
     if (!root.IsMap()) doc.fail("expected a job spec mapping");
+    const std::string gpu_in_file = file_gpu(root);
     for (const auto& ov : overrides) apply_override(root, ov);
-    return parse_job_spec(YamlReader(root, path, ""));
+    JobSpec job = parse_job_spec(YamlReader(root, path, ""));
+    scope_job_price(job, gpu_in_file, overrides);
+    return job;
   }
   return parse_job_spec(doc);
 }

@@ -90,8 +90,10 @@ void check_budgets(const PredictRequest& req, const std::vector<const Prediction
       }
     }
     if (req.max_cost) {
-      if (p.total_steps <= 0 || !p.has_cost)
-        throw InputError("--max-cost needs run: and cost.usd_per_gpu_hour in the job");
+      if (p.total_steps <= 0) throw InputError("--max-cost needs run: (steps | epochs + dataset_size | tokens) in the job");
+      if (!p.has_cost)
+        throw InputError("--max-cost: no price for " + p.gpu +
+                         " (its catalog file has no price:); set cost.usd_per_gpu_hour in the job");
       if (p.cost_usd > *req.max_cost) {
         out.exit_code = 3;
         out.stderr_lines.push_back("over budget: " + label + " costs $" + std::to_string(p.cost_usd) +
@@ -119,6 +121,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     // line:column marks, so a point whose spec is refused is redone on a fresh parse: its error
     // then points into the file as the first point's would.
     std::string text;
+    const std::string gpu_in_file = file_gpu(doc.node());
     const YAML::Node pristine = combos.size() > 1 ? YAML::Clone(doc.node()) : YAML::Node();
     for (const auto& combo : combos) {
       auto fresh = [&] {
@@ -139,6 +142,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
         }
       };
       JobSpec job = spec();
+      scope_job_price(job, gpu_in_file, req.overrides, combo);
       // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
       // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
       try {

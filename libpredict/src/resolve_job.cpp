@@ -93,6 +93,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   ResolvedJob r;
   r.job = job;
   r.gpu = &catalogs.gpus().get(job.cluster.gpu, field_prefix(job, "cluster.gpu"));
+  r.price = resolve_price(job, *r.gpu, catalogs.gpus());
   r.policy = &precision_policy(job.precision);
   const auto& g = *r.gpu;
   const auto& p = *r.policy;

@@ -122,7 +122,7 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
   const std::string& path = doc.file();
   doc.check_keys({"id", "name", "aliases", "architecture", "chip", "compute_capability", "form_factor", "sms",
                   "boost_clock_mhz", "memory_gib", "memory_type", "memory_bandwidth_gbs", "l2_cache_mb", "tdp_w",
-                  "idle_w", "power_limit_min_w", "power_limit_max_w", "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "source", "notes"});
+                  "idle_w", "power_limit_min_w", "power_limit_max_w", "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "price", "source", "notes"});
   GpuSpec g;
   g.id = doc.get_string("id");
   check_id_matches_file(doc, g.id, path);
@@ -164,7 +164,33 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
   g.default_inter_node = doc.get_string("default_inter_node", "eth-100");
   g.launch_year = static_cast<int>(doc.get_int("launch_year", 1990, 2100, 0));
   g.source = doc.get_string("source", "");
+  if (auto price = doc.optional_child("price")) g.price = parse_gpu_price(*price);
   return g;
+}
+
+// price: {usd_per_gpu_hour, provider, source, as_of}. Every part is required: a price nobody can trace
+// to a page and a date is a guess. The bound only catches unit mistakes (cents, per-instance prices).
+GpuPrice parse_gpu_price(const YamlReader& price) {
+  if (!price.is_map()) price.fail("expected a mapping {usd_per_gpu_hour, provider, source, as_of}");
+  price.check_keys({"usd_per_gpu_hour", "provider", "source", "as_of"});
+  GpuPrice out;
+  out.usd_per_gpu_hour = price.get_number("usd_per_gpu_hour", 0.001, 1000);
+  out.provider = price.get_string("provider");
+  out.source = price.get_string("source");
+  for (const char* key : {"provider", "source"})
+    if (price.get_string(key).empty()) price.child(key).fail("must not be empty");
+  const auto as_of = price.child("as_of");
+  out.as_of = as_of.as_string();
+  auto digits = [&](std::size_t from, std::size_t n) {
+    for (std::size_t i = from; i < from + n; ++i)
+      if (i >= out.as_of.size() || out.as_of[i] < '0' || out.as_of[i] > '9') return false;
+    return true;
+  };
+  const bool month = out.as_of.size() == 7 && digits(0, 4) && out.as_of[4] == '-' && digits(5, 2);
+  const bool day = out.as_of.size() == 10 && digits(0, 4) && out.as_of[4] == '-' && digits(5, 2) &&
+                   out.as_of[7] == '-' && digits(8, 2);
+  if (!month && !day) as_of.fail("expected a date YYYY-MM-DD or YYYY-MM, got '" + out.as_of + "'");
+  return out;
 }
 
 FabricSpec parse_fabric_spec(const std::string& path) { return parse_fabric_spec(YamlReader::load_file(path)); }

@@ -127,6 +127,7 @@ inline Prediction predict_small(const ModelDesc& model, const GpuSpec& gpu, cons
   r.job.run.steps = 1000;
   r.job.usd_per_gpu_hour = 2.0;
   r.gpu = &gpu;
+  r.price.source = r.price.label = "job", r.price.usd_per_gpu_hour = 2.0;
   r.fabric = &fabric;
   r.policy = &policy;
   r.model = &model;

@@ -32,7 +32,8 @@ Prediction fixed_prediction() {
   p.mfu_peak_basis = "bf16 dense 312.0 TFLOP/s", p.mfu_precision_peak_basis = "fp16 dense 312.0 TFLOP/s";
   p.layout.data = 16, p.layout.microbatches = 2;
   p.total_steps = 1000, p.total_seconds = 500, p.gpu_hours = 500.0 / 3600 * 16;
-  p.has_cost = true, p.cost_usd = p.gpu_hours * 2.5;
+  p.has_cost = true, p.cost_usd = p.gpu_hours * 2.5, p.usd_per_hour = 2.5 * 16;
+  p.price.source = "catalog", p.price.usd_per_gpu_hour = 2.5, p.price.label = "catalog (Example Cloud, 2026-01)";
   p.memory.convention = "master_weights";
   p.memory.weights = 1.4e9, p.memory.master_weights = 2.8e9, p.memory.gradients = 1.4e9;
   p.memory.optimizer_state = 5.6e9, p.memory.activations = 10e9, p.memory.workspace = 0.3e9;

@@ -143,7 +143,7 @@ TEST_CASE("search CLI: bad input: exit 2, one line, nothing on stdout", "[cli][s
   for (const std::string& args :
        {gpt + " --search --objective speed", gpt + " --top 3", gpt + " --search --top 0",
         gpt + " --search --sweep precision=bf16,fp8", gpt + " " + gpt + " --search",
-        gpt + " --search --space /nonexistent.yaml", job("transformer-xl-fp32-1xv100.yaml") + " --search --objective cost"}) {
+        gpt + " --search --space /nonexistent.yaml", job("transformer-xl-fp32-1xv100.yaml") + " --search --objective cost --set cluster.gpu=v100-pcie-16gb"}) {
     INFO(args);
     const auto r = run_command(predict(args));
     CHECK(r.exit_code == 2);

@@ -260,8 +260,10 @@ void fill_totals(const ResolvedJob& job, Prediction& p) {
   p.total_steps = steps;
   p.total_seconds = steps * p.iteration_s;
   p.gpu_hours = p.total_seconds / 3600.0 * job.job.cluster.num_gpus;
-  p.has_cost = job.job.usd_per_gpu_hour.has_value();
-  p.cost_usd = p.has_cost ? p.gpu_hours * *job.job.usd_per_gpu_hour : 0;
+  p.price = job.price;
+  p.has_cost = p.price.known();
+  p.usd_per_hour = p.has_cost ? p.price.usd_per_gpu_hour * job.job.cluster.num_gpus : 0;
+  p.cost_usd = p.has_cost ? p.gpu_hours * p.price.usd_per_gpu_hour : 0;
 }
 
 }  // namespace ptp

@@ -76,6 +76,12 @@ nlohmann::json prediction_json(const Prediction& p) {
                 {"seconds", or_null(has_total, p.total_seconds)},
                 {"gpu_hours", or_null(has_total, p.gpu_hours)},
                 {"cost_usd", or_null(has_total && p.has_cost, p.cost_usd)}};
+  // The price behind cost_usd: job (cost.usd_per_gpu_hour), catalog (configs/gpus), default (the
+  // job's price reused for a GPU the catalog does not price) or none.
+  j["cost"] = {{"usd_per_gpu_hour", or_null(p.has_cost, p.price.usd_per_gpu_hour)},
+               {"usd_per_hour", or_null(p.has_cost, p.usd_per_hour)},
+               {"source", p.price.source},
+               {"label", p.price.label}};
   const auto& m = p.memory;
   j["memory"] = {{"per_gpu_bytes", m.per_gpu_bytes},
                  {"capacity_bytes", m.capacity_bytes},

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "ptp/predict/calibration.hpp"
 #include "ptp/predict/energy_output.hpp"
 #include "ptp/predict/output.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -63,10 +64,13 @@ std::string calibration_line(const CalibrationSummary& c) {
          ", RMS of predicted / measured - 1)";
 }
 
-std::string calibration_factors_cell(const CalibrationSummary& c) {
-  std::string out;
-  for (const auto& [name, f] : c.factors) out += (out.empty() ? "" : ";") + name + "=" + fmt("%.6g", f);
-  return out;
+// The one line of a calibrated sweep or search table: what was fitted and how well; each row's own
+// factors are in its kCalibrationColumn cell.
+std::string calibration_rows_line(const CalibrationSummary& c) {
+  return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" +
+         calibration_method_label(c.method) + "), fitted for each row: its factors in the column '" +
+         kCalibrationColumn + "'; step error on them " + fmt("%.1f%%", 100 * c.fit_step_error) + " (uncalibrated " +
+         fmt("%.1f%%", 100 * c.uncalibrated_step_error) + ")";
 }
 
 // Speed-ups are against the first row that could be predicted.
@@ -76,6 +80,53 @@ double first_valid_rate(const std::vector<SweepRow>& rows) {
   return 0;
 }
 }  // namespace
+
+std::string calibration_factors_cell(const CalibrationSummary& c) {
+  std::string out;
+  for (const auto& [name, f] : c.factors) out += (out.empty() ? "" : ";") + name + "=" + fmt("%.6g", f);
+  return out;
+}
+
+std::string calibration_factors_compact(const Prediction& p) {
+  const auto& c = p.calibration;
+  if (!c.applied) return "-";
+  auto factor = [&](const std::string& name, double fallback) {
+    for (const auto& [n, f] : c.factors)
+      if (n == name) return f;
+    return fallback;
+  };
+  // The GEMM factor of the row's own math: its class's when the points ran it, else the shared one.
+  const double shared = factor("gemm_other_math", 1);
+  const double gemm = factor("gemm_" + gemm_math_class(p.precision), shared);
+  return fmt("%.2f", gemm) + "/" + fmt("%.2f", factor("memory_bound_kernels", 1)) + "/" +
+         fmt("%.2f", factor("communication", 1)) + "/" + fmt("%.2f", factor("host_overhead", 1));
+}
+
+std::string price_text(const Prediction& p) {
+  if (!p.price.known())
+    return "no price: the catalog has none for " + p.gpu + "; set cost.usd_per_gpu_hour in the job";
+  return "$" + fmt("%.2f", p.usd_per_hour) + "/hour ($" + fmt("%.2f", p.price.usd_per_gpu_hour) + " per GPU-hour x " +
+         std::to_string(p.num_gpus) + ", " + p.price.label + ")";
+}
+
+std::string price_footer(const std::vector<const Prediction*>& rows) {
+  // Prices the job file gave need no footnote: the user wrote them.
+  if (std::all_of(rows.begin(), rows.end(), [](const Prediction* p) { return !p->valid || p->price.source == "job"; }))
+    return "";
+  std::vector<std::string> seen, lines;
+  for (const Prediction* p : rows) {
+    if (!p->valid) continue;
+    const std::string line = p->gpu + ": " + (p->price.known() ? "$" + fmt("%.2f", p->price.usd_per_gpu_hour) +
+                                                                    " per GPU-hour, " + p->price.label
+                                                              : std::string("no price"));
+    if (std::find(seen.begin(), seen.end(), line) != seen.end()) continue;
+    seen.push_back(line);
+    lines.push_back("price      " + line + "\n");
+  }
+  std::string out;
+  for (const auto& l : lines) out += l;
+  return out;
+}
 
 std::string calibration_method_label(const std::string& method) {
   // JSON and CSV keep the identifier, which scripts may match on.
@@ -154,6 +205,7 @@ std::string render_table(const Prediction& p) {
     if (p.has_cost) o += ", $" + fmt("%.2f", p.cost_usd);
     o += "\n";
   }
+  o += "cost       " + price_text(p) + "\n";
   for (const auto& w : p.warnings) o += "warning: " + w + "\n";
   return o;
 }
@@ -177,6 +229,7 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
                         "predictor.compute_learned_share", "predictor.communication"})
     header.emplace_back(h);
   for (const auto& h : energy_csv_header()) header.push_back(h);
+  for (const char* h : {"cost.usd_per_gpu_hour", "cost.usd_per_hour", "cost.source", "cost.label"}) header.emplace_back(h);
   const bool calibrated =
       std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.prediction.calibration.applied; });
   if (calibrated)
@@ -213,6 +266,9 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
           sharding_name(p.layout.sharding), g(p.compute_learned_share), p.communication_predictor};
     cells.insert(cells.end(), values.begin(), values.end());
     for (auto& c : energy_csv_cells(p.energy)) cells.push_back(std::move(c));
+    for (const auto& v : {p.has_cost ? g(p.price.usd_per_gpu_hour) : std::string(),
+                          p.has_cost ? g(p.usd_per_hour) : std::string(), p.price.source, p.price.label})
+      cells.push_back(v);
     if (calibrated) {
       const auto& c = p.calibration;
       for (const auto& v : {c.applied ? std::to_string(c.points) : std::string(), c.method, calibration_factors_cell(c),
@@ -233,6 +289,9 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
   for (const char* h : {"iteration", "samples/s"}) head.emplace_back(h);
   if (tokens) head.emplace_back("tok/s/GPU");
   for (const char* h : {"MFU", "total", "cost", "memory", "speed-up", "rank"}) head.emplace_back(h);
+  const bool calibrated =
+      std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.prediction.calibration.applied; });
+  if (calibrated) head.emplace_back(kCalibrationColumn);
   std::vector<std::vector<std::string>> table{head};
   const double first = first_valid_rate(rows);
   const auto ranks = throughput_ranks(rows);
@@ -255,14 +314,19 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
     cells.push_back(fmt("%.1f GiB", p.memory.per_gpu_bytes / kBytesPerGiB) + (p.memory.fits ? "" : " (no fit)"));
     cells.push_back(fmt("%.2fx", first > 0 ? p.samples_per_second / first : 0));
     cells.push_back(ranks[ri] > 0 ? std::to_string(ranks[ri]) : "-");
+    if (calibrated) cells.push_back(calibration_factors_compact(p));
     table.push_back(cells);
   }
   std::string footer;
   for (const auto& r : rows)
     if (r.prediction.calibration.applied) {
-      footer = calibration_line(r.prediction.calibration) + "\n";
+      footer = calibration_rows_line(r.prediction.calibration) + "\n";
       break;
     }
+  std::vector<const Prediction*> priced;
+  for (const auto& r : rows)
+    if (r.prediction.total_steps > 0) priced.push_back(&r.prediction);
+  footer += price_footer(priced);
   std::vector<std::size_t> width(head.size(), 0);
   for (const auto& row : table)
     for (std::size_t i = 0; i < row.size(); ++i)

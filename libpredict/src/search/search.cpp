@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -21,7 +22,10 @@ double search_objective_value(const Prediction& p, SearchObjective o) {
   const bool run = p.total_steps > 0;
   switch (o) {
     case SearchObjective::cost:
-      if (!run || !p.has_cost) throw InputError("--objective cost needs run: and cost.usd_per_gpu_hour in the job");
+      if (!run) throw InputError("--objective cost needs run: (steps | epochs + dataset_size | tokens) in the job");
+      if (!p.has_cost)
+        throw InputError("--objective cost: no price for " + p.gpu +
+                         " (its catalog file has no price:); set cost.usd_per_gpu_hour in the job");
       return p.cost_usd;
     case SearchObjective::gpu_hours:
       // Without a run, GPU-seconds per sample rank the same way.
@@ -173,7 +177,8 @@ namespace {
 
 // One thread's share: every `stride`-th configuration from `first`, its counts and its best rows.
 struct Share {
-  std::size_t configurations = 0, invalid = 0, no_fit = 0, ranked = 0;
+  std::size_t configurations = 0, invalid = 0, no_fit = 0, ranked = 0, default_priced = 0;
+  std::set<std::string> default_priced_gpus;
   std::vector<SearchRow> best;  // sorted best-first, at most `top`
 };
 
@@ -213,6 +218,10 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
       return;
     }
     ++share.ranked;
+    if (row.prediction.price.source == "default") {
+      ++share.default_priced;
+      share.default_priced_gpus.insert(row.prediction.gpu);
+    }
     if (calibration) calibration->apply(row.prediction);
     row.objective = search_objective_value(row.prediction, options.objective);
     row.settings = settings;
@@ -271,8 +280,14 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
     result.invalid += s.invalid;
     result.no_fit += s.no_fit;
     result.ranked += s.ranked;
+    result.default_priced += s.default_priced;
+    for (const auto& g : s.default_priced_gpus)
+      if (std::find(result.default_priced_gpus.begin(), result.default_priced_gpus.end(), g) ==
+          result.default_priced_gpus.end())
+        result.default_priced_gpus.push_back(g);
     for (auto& row : s.best) keep(best, std::move(row), static_cast<std::size_t>(options.top));
   }
+  std::sort(result.default_priced_gpus.begin(), result.default_priced_gpus.end());
   for (auto& row : best) add_reproduction(row, base, options.overrides);
   result.rows = std::move(best);
   return result;

@@ -1,5 +1,6 @@
 // Renderings of a search. json is one object (the counts and the ranked rows together); jsonl and csv
 // are one record per ranked row, each with the --set flags that reproduce it.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -93,8 +94,11 @@ std::string render_csv_rows(const SearchResult& r) {
   for (const auto& a : r.axes) header.push_back(a);
   for (const char* h : {"objective", "objective_value", "iteration_s", "total_seconds", "gpu_hours", "cost_usd",
                         "memory.per_gpu_bytes", "memory.capacity_bytes", "mfu", "speedup_vs_job", "predictor.kind",
-                        "set"})
+                        "set", "usd_per_hour", "usd_per_gpu_hour", "price_source", "price_label"})
     header.emplace_back(h);
+  const bool calibrated = std::any_of(r.rows.begin(), r.rows.end(),
+                                      [](const SearchRow& row) { return row.prediction.calibration.applied; });
+  if (calibrated) header.emplace_back("calibration.factors");
   std::string out = csv_line(header);
   auto g = [](double v) { return fmt("%.6g", v); };
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
@@ -107,8 +111,11 @@ std::string render_csv_rows(const SearchResult& r) {
          {std::string(search_objective_name(r.objective)), g(row.objective), g(p.iteration_s),
           total ? g(p.total_seconds) : std::string(), total ? g(p.gpu_hours) : std::string(),
           total && p.has_cost ? g(p.cost_usd) : std::string(), g(p.memory.per_gpu_bytes), g(p.memory.capacity_bytes),
-          g(p.mfu), g(speedup(r, p)), p.predictor_kind, flags_text(row.settings)})
+          g(p.mfu), g(speedup(r, p)), p.predictor_kind, flags_text(row.settings),
+          p.has_cost ? g(p.usd_per_hour) : std::string(), p.has_cost ? g(p.price.usd_per_gpu_hour) : std::string(),
+          p.price.source, p.price.label})
       cells.push_back(v);
+    if (calibrated) cells.push_back(calibration_factors_cell(p.calibration));
     out += csv_line(cells);
   }
   return out;
@@ -119,6 +126,7 @@ std::string job_line(const Prediction& p) {
   std::string s = "job as written: " + fmt("%.3f s/step", p.iteration_s);
   if (p.total_steps > 0) s += ", " + human_duration(p.total_seconds);
   if (p.total_steps > 0 && p.has_cost) s += ", $" + fmt("%.0f", p.cost_usd);
+  if (p.has_cost) s += " at $" + fmt("%.2f", p.usd_per_hour) + "/hour";
   s += ", " + fmt("%.1f GiB", p.memory.per_gpu_bytes / kBytesPerGiB) + (p.memory.fits ? "" : " (does not fit)");
   if (p.mfu > 0) s += ", MFU " + fmt("%.1f%%", 100 * p.mfu);
   return s;
@@ -131,7 +139,10 @@ std::string render_table_rows(const SearchResult& r) {
   std::vector<std::string> head{"rank"};
   for (const auto& a : r.axes) head.push_back(column_name(a));
   const std::size_t settings_end = head.size();
-  for (const char* h : {"iteration", "total", "cost", "memory", "MFU", "speed-up"}) head.emplace_back(h);
+  for (const char* h : {"iteration", "total", "cost", "$/hour", "memory", "MFU", "speed-up"}) head.emplace_back(h);
+  const bool calibrated = std::any_of(r.rows.begin(), r.rows.end(),
+                                      [](const SearchRow& row) { return row.prediction.calibration.applied; });
+  if (calibrated) head.emplace_back(kCalibrationColumn);
   std::vector<std::vector<std::string>> table{head};
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
@@ -141,10 +152,12 @@ std::string render_table_rows(const SearchResult& r) {
     cells.push_back(fmt("%.3f s", p.iteration_s));
     cells.push_back(p.total_steps > 0 ? human_duration(p.total_seconds) : "-");
     cells.push_back(p.total_steps > 0 && p.has_cost ? "$" + fmt("%.0f", p.cost_usd) : "-");
+    cells.push_back(p.has_cost ? "$" + fmt("%.2f", p.usd_per_hour) : "-");
     cells.push_back(fmt("%.1f GiB", p.memory.per_gpu_bytes / kBytesPerGiB));
     cells.push_back(p.mfu > 0 ? fmt("%.1f%%", 100 * p.mfu) : "-");
     const double s = speedup(r, p);
     cells.push_back(s > 0 ? fmt("%.2fx", s) : "-");
+    if (calibrated) cells.push_back(calibration_factors_compact(p));
     table.push_back(cells);
   }
   std::vector<std::size_t> width(head.size(), 0);
@@ -165,9 +178,13 @@ std::string render_table_rows(const SearchResult& r) {
   for (const auto& row : r.rows)
     if (row.prediction.calibration.applied) {
       out += "calibrated with " + std::to_string(row.prediction.calibration.points) + " measured steps (" +
-             calibration_method_label(row.prediction.calibration.method) + ")\n";
+             calibration_method_label(row.prediction.calibration.method) + "), fitted for each row: its factors in "
+             "the column '" + kCalibrationColumn + "'\n";
       break;
     }
+  std::vector<const Prediction*> shown{&r.job};
+  for (const auto& row : r.rows) shown.push_back(&row.prediction);
+  out += price_footer(shown);
   return out;
 }
 

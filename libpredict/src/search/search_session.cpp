@@ -26,6 +26,15 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   PredictOutcome out;
   out.stdout_text = render_search(result, req.format);
   if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
+  if (result.default_priced > 0 && req.search_options.objective == SearchObjective::cost) {
+    std::string gpus;
+    for (const auto& g : result.default_priced_gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+    out.stderr_lines.push_back("warning: " + std::to_string(result.default_priced) + " of " +
+                               std::to_string(result.ranked) +
+                               " ranked configurations are priced by a default, not by the job or the catalog: the "
+                               "job's cost.usd_per_gpu_hour (given for " + base.price_gpu + ") stands in for " + gpus +
+                               ", which the catalog does not price; give those GPUs a price: in configs/gpus/");
+  }
   if (result.rows.empty()) {
     if (req.max_hours || req.max_cost || req.max_kwh) {
       out.exit_code = 3;

@@ -96,6 +96,10 @@ struct JobSpec {
   ClusterSpec cluster;
   RunSpec run;
   std::optional<double> usd_per_gpu_hour;
+  // The GPU usd_per_gpu_hour is the price of (price.hpp): cluster.gpu as the job file names it, so a
+  // --set, --sweep or --search that changes the GPU prices the new one from the catalog; empty when
+  // the price was given as a flag (then it is the price of whatever GPU the job runs on).
+  std::string price_gpu;
   ParallelismSpec parallelism;
   Sharding sharding = Sharding::none;
   Recompute activation_checkpointing = Recompute::none;
@@ -128,6 +132,11 @@ void apply_override(YAML::Node& root, const Override& ov);
 bool channels_first(const JobSpec& job);
 
 JobSpec parse_job_spec(const YamlReader& doc);
+// After flags edited the file's tree: the job's price belongs to the GPU the file named (`file_gpu`,
+// read before the edits), or to any GPU when a flag set it (scope of JobSpec::price_gpu).
+std::string file_gpu(const YAML::Node& root);
+void scope_job_price(JobSpec& job, const std::string& file_gpu, const std::vector<Override>& flags,
+                     const std::vector<Override>& more_flags = {});
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});
 // The job spec as YAML text (used to express `runs` rows and to echo resolved jobs).
 std::string job_spec_to_yaml(const JobSpec& job);

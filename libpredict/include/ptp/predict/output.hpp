@@ -34,6 +34,18 @@ double chrome_trace_layer_events(const Prediction& p);
 std::string human_duration(double seconds);
 // A calibration method identifier (CalibrationSummary::method) in words, for the text outputs.
 std::string calibration_method_label(const std::string& method);
+// The factors a calibrated prediction got, for a table cell: GEMM (of the row's math) / memory-bound
+// kernels / communication / host, "0.93/1.10/1.30/1.00"; "-" when it was not calibrated. Each row of
+// a sweep or search has its own fit, so its own factors.
+std::string calibration_factors_compact(const Prediction& p);
+inline constexpr const char* kCalibrationColumn = "calibrated GEMM/mem/comm/host";
+// Every factor as name=value;... (CSV cells).
+std::string calibration_factors_cell(const CalibrationSummary& c);
+// "$40.00/hour ($2.50 per GPU-hour x 16, catalog (Lambda, 2026-05-07))" or why there is no price.
+std::string price_text(const Prediction& p);
+// One line per GPU of the rows with the price and its source, "price      <gpu>: ...", for the
+// tables' footers (the rows show only dollars); "" when every price is the job's own.
+std::string price_footer(const std::vector<const Prediction*>& rows);
 
 // Output formats, registered in one table (src/output/formats.cpp): name -> printer of every row.
 // A printer throws InputError when the rows do not suit it (json takes exactly one job).

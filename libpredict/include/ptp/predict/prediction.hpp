@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ptp/predict/energy.hpp"
+#include "ptp/predict/price.hpp"
 #include "ptp/vocab/training_layout.hpp"
 
 namespace ptp {
@@ -113,8 +114,10 @@ struct Prediction {
   std::string model_flops_basis;  // how model_flops_per_step counts (LoRA counts frozen GEMMs' passes)
   LayoutSummary layout;
   double total_steps = 0, total_seconds = 0, gpu_hours = 0;
-  bool has_cost = false;
+  bool has_cost = false;  // price.known(): cost_usd is the run's cost
   double cost_usd = 0;
+  PriceQuote price;           // of one GPU-hour, and who gave it
+  double usd_per_hour = 0;    // the whole cluster's: price x num_gpus (0 without a price)
   MemoryEstimate memory;
   EnergyEstimate energy;  // energy.hpp; valid when the GPU has a TDP
   std::string predictor_kind = "analytical", bundle;

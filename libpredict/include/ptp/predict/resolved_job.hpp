@@ -8,6 +8,7 @@
 
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/model_zoo.hpp"
+#include "ptp/predict/price.hpp"
 #include "ptp/predict/workload.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/vocab/memory_convention.hpp"
@@ -58,6 +59,7 @@ struct ResolvedJob {
   int nodes = 1;
   int data_parallel = 1;
   double samples_per_step = 0;  // global batch per optimizer step
+  PriceQuote price;             // of one GPU-hour (price.hpp)
 };
 
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs);

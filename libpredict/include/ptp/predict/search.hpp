@@ -71,6 +71,10 @@ struct SearchResult {
   std::vector<SearchRow> rows;     // the best `top`, best first
   // Counts over the whole space: every configuration is exactly one of invalid, no_fit, ranked.
   std::size_t configurations = 0, invalid = 0, no_fit = 0, ranked = 0;
+  // Ranked configurations whose cost is priced by a default (price.hpp: the job's price reused for a
+  // GPU the catalog does not price), and those GPUs.
+  std::size_t default_priced = 0;
+  std::vector<std::string> default_priced_gpus;
 };
 
 struct SearchOptions {
@@ -92,7 +96,7 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
                         const Predictor& predictor, const Calibrator* calibration);
 
 // Objective value of a prediction (lower is better); InputError when the job lacks what the
-// objective needs (cost: run: and cost.usd_per_gpu_hour).
+// objective needs (cost: run: and a price, the job's or the catalog's).
 double search_objective_value(const Prediction& p, SearchObjective o);
 
 // Renderings of a search, per --format: table (readable), json (one object: counts and ranked rows),

@@ -9,6 +9,16 @@
 
 namespace ptp {
 
+// An on-demand list price of one GPU for one hour (USD, the instance's price over its GPUs), with
+// who lists it and when it was read. usd_per_gpu_hour 0: the catalog has no price for the GPU.
+struct GpuPrice {
+  double usd_per_gpu_hour = 0;
+  std::string provider;  // short, shown with every cost priced from it ("Lambda")
+  std::string source;    // the page or document the figure is from
+  std::string as_of;     // YYYY-MM-DD or YYYY-MM
+  bool known() const { return usd_per_gpu_hour > 0; }
+};
+
 struct GpuSpec {
   std::string id, name, architecture, chip, form_factor, memory_type, default_inter_node, source;
   std::vector<std::string> aliases;
@@ -31,6 +41,7 @@ struct GpuSpec {
   bool intra_switched = false;
   int pcie_gen = 3;
   int launch_year = 0;
+  GpuPrice price;  // optional `price:` mapping of the catalog file
 
   int sm_version() const { return static_cast<int>(compute_capability * 10 + 0.5); }
   bool has_math(const std::string& math) const;
@@ -86,6 +97,8 @@ FabricSpec parse_fabric_spec(const std::string& path);
 class YamlReader;
 GpuSpec parse_gpu_spec(const YamlReader& doc);
 FabricSpec parse_fabric_spec(const YamlReader& doc);
+// A GPU file's `price:` mapping; errors name the file, line:column and key.
+GpuPrice parse_gpu_price(const YamlReader& price);
 GpuCatalog load_gpu_catalog(const std::string& dir);
 FabricCatalog load_fabric_catalog(const std::string& dir);
 

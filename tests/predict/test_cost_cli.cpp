@@ -1,0 +1,153 @@
+// End-to-end: prices per GPU type through the real ptp-predict binary (issue 30, item 3), and each
+// row's own calibration factors in sweeps and searches (item 6).
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/run_command.hpp"
+
+using ptp::test::binary;
+using ptp::test::run_command;
+using ptp::test::source_path;
+using ptp::test::write_temp_file;
+
+namespace {
+std::string predict(const std::string& args) { return binary("ptp-predict") + " " + args; }
+long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+// ResNet-50 on 8 GPUs with no price of its own: the catalog prices it.
+std::string unpriced_job() {
+  return write_temp_file("cost-cli-job.yaml",
+                         "model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, "
+                         "num_gpus: 8}\nrun: {epochs: 1, dataset_size: 1281167}\n");
+}
+std::string gpu_space(const std::string& gpus) {
+  return write_temp_file("cost-cli-space-" + std::to_string(gpus.size()) + ".yaml",
+                         "cluster.gpu: [" + gpus + "]\nprecision: [amp_fp16]\nsharding: [none]\n"
+                         "activation_checkpointing: [none]\nbatch_size: [128]\n");
+}
+nlohmann::json search_json(const std::string& args) {
+  const auto r = run_command(predict(args + " --format json"));
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+}  // namespace
+
+TEST_CASE("cost CLI: --objective cost over two GPU types ranks by price x time, not by time", "[cli][cost]") {
+  const std::string args = unpriced_job() + " --search --space " + gpu_space("a100-sxm4-80gb, h100-sxm5-80gb");
+  const auto by_time = search_json(args + " --objective time");
+  const auto by_cost = search_json(args + " --objective cost");
+  REQUIRE(by_time["rows"].size() == 2);
+  REQUIRE(by_cost["rows"].size() == 2);
+  for (const auto& row : by_cost["rows"]) {
+    const auto& p = row["prediction"];
+    CHECK(p["cost"]["source"] == "catalog");
+    // The ranked value is this GPU's GPU-hours at this GPU's price.
+    CHECK(row["objective_value"].get<double>() ==
+          Approx(p["total"]["gpu_hours"].get<double>() * p["cost"]["usd_per_gpu_hour"].get<double>()));
+    CHECK(p["cost"]["usd_per_hour"].get<double>() == Approx(8 * p["cost"]["usd_per_gpu_hour"].get<double>()));
+  }
+  CHECK(by_cost["rows"][0]["objective_value"].get<double>() <= by_cost["rows"][1]["objective_value"].get<double>());
+  // The H100 is the faster GPU here but costs 2.4x the A100's list price per hour for less than a
+  // 2.4x speed-up: time ranks it first, cost last. With one price for both they would agree.
+  CHECK(by_time["rows"][0]["prediction"]["gpu"] == "h100-sxm5-80gb");
+  CHECK(by_cost["rows"][0]["prediction"]["gpu"] == "a100-sxm4-80gb");
+  const auto a100 = by_cost["rows"][0]["prediction"], h100 = by_cost["rows"][1]["prediction"];
+  CHECK(h100["total"]["seconds"].get<double>() < a100["total"]["seconds"].get<double>());
+  CHECK(h100["total"]["cost_usd"].get<double>() > a100["total"]["cost_usd"].get<double>());
+  // Table: a $/hour column and where each GPU's price is from; no warning (no default prices).
+  const auto table = run_command(predict(args + " --objective cost"));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("$/hour") && Catch::Contains("price      h100-sxm5-80gb: $12.29 per GPU-hour, "
+                                                                     "catalog (AWS, 2025-05)"));
+  CHECK(table.err.empty());
+  // CSV rows carry the cluster's $/hour and the price's source.
+  const auto csv = run_command(predict(args + " --objective cost --format csv"));
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out, Catch::Contains("usd_per_hour,usd_per_gpu_hour,price_source,price_label") &&
+                          Catch::Contains(",98.32,12.29,catalog,\"catalog (AWS, 2025-05)\""));
+}
+
+TEST_CASE("cost CLI: a GPU the catalog does not price", "[cli][cost]") {
+  const std::string space = gpu_space("a100-sxm4-80gb, rtx-a6000");
+  // No price anywhere for the RTX A6000: --objective cost refuses, in one line naming the GPU.
+  const auto none = run_command(predict(unpriced_job() + " --search --objective cost --space " + space));
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.empty());
+  CHECK(lines(none.err) == 1);
+  CHECK_THAT(none.err, Catch::Contains("no price for rtx-a6000") && Catch::Contains("cost.usd_per_gpu_hour"));
+  // The job file's price is for its A100; the A6000 borrows it as a default, and the ranking says so
+  // in one warning line.
+  const std::string priced = write_temp_file(
+      "cost-cli-priced.yaml",
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 128\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n"
+      "run: {epochs: 1, dataset_size: 1281167}\ncost: {usd_per_gpu_hour: 1.5}\n");
+  const auto r = run_command(predict(priced + " --search --objective cost --format json --space " + space));
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);  // the summary and one warning
+  CHECK_THAT(r.err, Catch::Contains("warning: 1 of 2 ranked configurations are priced by a default") &&
+                        Catch::Contains("rtx-a6000"));
+  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) {
+    const auto& p = row["prediction"];
+    CHECK(p["cost"]["source"] == (p["gpu"] == "rtx-a6000" ? "default" : "job"));
+    CHECK(p["cost"]["usd_per_gpu_hour"].get<double>() == 1.5);
+  }
+  // The same row on its own (as its reproduce flags run it) says where its price is from.
+  const auto one = run_command(predict(priced + " --set cluster.gpu=rtx-a6000"));
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, Catch::Contains("default (the job's $1.50 for a100-sxm4-80gb; no catalog price for rtx-a6000)"));
+  // --set cluster.gpu to a priced GPU: the catalog's price, not the file's (which was the A100's).
+  const auto h100 = run_command(predict(priced + " --set cluster.gpu=h100-sxm5-80gb --format json"));
+  REQUIRE(h100.exit_code == 0);
+  CHECK(nlohmann::json::parse(h100.out)["cost"]["label"] == "catalog (AWS, 2025-05)");
+  // A price given as a flag is the price of whatever GPU the job runs on.
+  const auto flag = run_command(predict(unpriced_job() + " --set cost.usd_per_gpu_hour=0.8 --set cluster.gpu=rtx-a6000 "
+                                                         "--format json"));
+  REQUIRE(flag.exit_code == 0);
+  CHECK(nlohmann::json::parse(flag.out)["cost"]["source"] == "job");
+}
+
+TEST_CASE("cost CLI: sweep outputs show each row's price and its source", "[cli][cost]") {
+  const std::string sweep = unpriced_job() + " --sweep cluster.gpu=a100-sxm4-80gb,h100-sxm5-80gb";
+  const auto table = run_command(predict(sweep));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("price      a100-sxm4-80gb: $5.12 per GPU-hour, catalog (AWS, 2025-05)") &&
+                            Catch::Contains("price      h100-sxm5-80gb: $12.29 per GPU-hour"));
+  const auto csv = run_command(predict(sweep + " --format csv"));
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out, Catch::Contains("cost.usd_per_gpu_hour,cost.usd_per_hour,cost.source,cost.label"));
+  CHECK_THAT(csv.out, Catch::Contains(",12.29,98.32,catalog,\"catalog (AWS, 2025-05)\""));
+}
+
+TEST_CASE("calibration CLI: each sweep and search row shows the factors it was corrected by", "[cli][calibration][issue30]") {
+  const std::string dir = source_path("tests/data/calibration");
+  const std::string args = dir + "/bert-8xa100.yaml --calibrate " + dir + "/measured-two.csv";
+  // amp_fp16 and tf32 GEMMs run on different math: the fit gives each row its own GEMM factor.
+  const auto csv = run_command(predict(args + " --sweep precision=amp_fp16,tf32 --format csv"));
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out.substr(0, csv.out.find('\n')), Catch::Contains("calibration.factors"));
+  CHECK(lines(csv.out) == 3);
+  const auto table = run_command(predict(args + " --sweep precision=amp_fp16,tf32"));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("calibrated GEMM/mem/comm/host") &&
+                            Catch::Contains("fitted for each row: its factors in the column"));
+  // One cell per row, each row's own (the two rows' cells are read off their lines).
+  std::vector<std::string> cells;
+  std::istringstream t(table.out);
+  for (std::string line; std::getline(t, line);)
+    if (line.rfind("amp_fp16", 0) == 0 || line.rfind("tf32", 0) == 0) cells.push_back(line.substr(line.rfind(' ') + 1));
+  REQUIRE(cells.size() == 2);
+  for (const auto& c : cells) CHECK(std::count(c.begin(), c.end(), '/') == 3);
+  CHECK(cells[0] != cells[1]);
+  // Search: the same column in the table, calibration.factors in the CSV, per row.
+  const std::string space = write_temp_file("cal-search-space.yaml",
+                                            "precision: [amp_fp16, tf32]\nparallelism.tensor: [1]\n"
+                                            "parallelism.pipeline: [1]\nparallelism.context: [1]\nbatch_size: [16]\n");
+  const auto search = run_command(predict(args + " --search --space " + space));
+  REQUIRE(search.exit_code == 0);
+  CHECK_THAT(search.out, Catch::Contains("calibrated GEMM/mem/comm/host"));
+  const auto search_csv = run_command(predict(args + " --search --space " + space + " --format csv"));
+  REQUIRE(search_csv.exit_code == 0);
+  CHECK_THAT(search_csv.out, Catch::Contains("calibration.factors") && Catch::Contains("gemm_other_math="));
+}
