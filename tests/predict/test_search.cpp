@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/predictor.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -196,7 +197,7 @@ TEST_CASE("search: space files are validated like job specs", "[search]") {
   refused("batch_tokens: [1024]\n", "give exactly one of batch_size and batch_tokens");
 }
 
-TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]") {
+TEST_CASE("search: one loaded bundle serves 1, 2, 3 and 4 threads with identical rows and counts", "[search]") {
   const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
   const JobSpec base = load_job_spec(file);
   const SearchSpace space = space_for(file,
@@ -208,11 +209,17 @@ TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]
                                       learned());
   SearchOptions opt;
   opt.top = 25;
+  // The threads share the caller's Predictor: no search loads a bundle of its own.
+  const std::size_t loads = LearnedBundle::loads();
+  REQUIRE(loads >= 1);  // learned()'s
   const SearchResult one = run_search(base, space, opt, learned(), nullptr);
-  for (int threads : {2, 3}) {
+  CHECK(LearnedBundle::loads() == loads);
+  for (int threads : {2, 3, 4}) {
     opt.threads = threads;
     const SearchResult many = run_search(base, space, opt, learned(), nullptr);
     INFO(threads << " threads");
+    CHECK(LearnedBundle::loads() == loads);
+    for (const char* format : {"csv", "json"}) CHECK(render_search(many, format) == render_search(one, format));
     CHECK(many.configurations == one.configurations);
     CHECK(many.invalid == one.invalid);
     CHECK(many.no_fit == one.no_fit);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -58,7 +59,14 @@ std::vector<std::string> names_in(const nlohmann::json& j) {
 }
 }  // namespace
 
+namespace {
+std::atomic<std::size_t> loaded_bundles{0};
+}  // namespace
+
+std::size_t LearnedBundle::loads() { return loaded_bundles.load(); }
+
 LearnedBundle LearnedBundle::load(const std::string& dir) {
+  ++loaded_bundles;
   const std::string manifest_path = (fs::path(dir) / "manifest.json").string();
   const std::string checksum_path = (fs::path(dir) / "CHECKSUM").string();
   std::error_code ec;
@@ -180,18 +188,21 @@ std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, c
 }
 
 Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base) const {
+  LearnedMemo memo;
+  return predict(job, base, memo);
+}
+
+Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const {
   const std::string gap = describe_domain_gap(manifest_, job);
   if (!gap.empty()) {
     Prediction p = predict_analytical(job, base);
     p.warnings.push_back("learned bundle not used: " + gap + "; analytical answer");
     return p;
   }
-  AnalyticalConstants k = base;
-  compute->prepare(job);
-  k.op_model = compute.get();
-  k.collective_model = communication.get();
-  Prediction p = predict_analytical(job, k);
-  const auto row = aggregator_features(job, p, k, base, false);
+  LearnedComposition composed =
+      compose_learned(job, base, {compute.get(), communication.get()}, memo, AggregatorRow::full);
+  Prediction p = std::move(composed.step);
+  const std::vector<float> row = std::move(composed.aggregator_row);
   const Support near = support.of(row);
   auto& s = p.support;
   s.assessed = true;
