@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "manifest_reader.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -80,10 +81,8 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
   b.dir_ = dir;
   b.checksum_ = expected;
   try {
-    // The training metrics are half the manifest and nothing here reads them: skipped, not built.
-    b.manifest_ = nlohmann::json::parse(manifest_text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
-      return !(depth == 1 && event == nlohmann::json::parse_event_t::key && j == "metrics");
-    });
+    detail::ParsedManifest parsed = detail::parse_manifest(manifest_text);
+    b.manifest_ = std::move(parsed.json);
     const auto& m = b.manifest_;
     require(m.is_object(), manifest_path, "", "expected a JSON object");
     require(m.value("schema_version", -1) == kBundleSchemaVersion, manifest_path, "schema_version",
@@ -163,7 +162,8 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       return out;
     };
     b.shrinkage = {shrinkage("known_codebase"), shrinkage("unknown_codebase")};
-    b.support = SupportSpace::from_json(m.at("support"), run_feature_names(false), manifest_path);
+    b.support = SupportSpace::from_json(m.at("support"), run_feature_names(false), manifest_path,
+                                        parsed.points ? &*parsed.points : nullptr);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }

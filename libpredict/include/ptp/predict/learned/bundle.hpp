@@ -48,7 +48,8 @@ class LearnedBundle {
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const;
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base) const;
   const std::string& dir() const { return dir_; }
-  const nlohmann::json& manifest() const { return manifest_; }  // without "metrics" (read manifest.json for those)
+  // Without "metrics" and support.points (read manifest.json for those).
+  const nlohmann::json& manifest() const { return manifest_; }
 
   // Pieces used by the trainer as well.
   static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);
