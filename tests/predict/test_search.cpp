@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <set>
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/bundle.hpp"
@@ -231,6 +232,30 @@ TEST_CASE("search: one loaded bundle serves 1, 2, 3 and 4 threads with identical
       CHECK(many.rows[i].prediction.iteration_s == one.rows[i].prediction.iteration_s);
     }
   }
+}
+
+TEST_CASE("search: threads share one Predictor's catalogs, GPUs loaded as the walk meets them", "[search]") {
+  // A fresh Predictor has read one GPU file (the job's); the space is built here, not parsed, so the
+  // other GPUs are first looked up by the search's threads at once (Catalog holds a lock).
+  const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
+  const JobSpec base = load_job_spec(file);
+  SearchSpace space;
+  space.axes = {{"cluster.gpu", {"h100-sxm5-80gb", "a100-sxm4-80gb", "a100-sxm4-40gb", "l40s", "h200-sxm-141gb"}, false},
+                {"precision", {"amp_bf16", "amp_fp16"}, false},
+                {"batch_size", {"1", "2", "4", "8"}, false}};
+  SearchOptions opt;
+  opt.top = 40;
+  auto search = [&](int threads) {
+    const Predictor fresh(configs(), "", false);
+    opt.threads = threads;
+    return run_search(base, space, opt, fresh, nullptr);
+  };
+  const SearchResult one = search(1), four = search(4);
+  std::set<std::string> gpus;
+  for (const auto& row : four.rows) gpus.insert(row.settings.front().second);
+  CHECK(four.configurations == 40);
+  CHECK(gpus.size() >= 3);
+  CHECK(render_search(four, "csv") == render_search(one, "csv"));
 }
 
 TEST_CASE("search: predictions through a shared workload's memo equal fresh ones, in any order", "[search]") {
