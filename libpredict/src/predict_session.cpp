@@ -52,10 +52,11 @@ std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& a
 // Predicts each measured job as written and fits the step-part factors to the measurements.
 Calibrator calibrate(const std::string& csv_path, const Predictor& predictor) {
   std::vector<CalibrationPoint> points;
+  LearnedMemo memo;
   for (const auto& m : read_measured_steps(csv_path)) {
     const std::string where = csv_path + ":" + std::to_string(m.line);
     try {
-      const Prediction p = predictor.predict(load_job_spec(m.job_path));
+      const Prediction p = predictor.predict(load_job_spec(m.job_path), memo);
       points.push_back({where, step_parts(p), m.step_time_s, transfer_key(p)});
     } catch (const InputError& e) {
       throw InputError(where + ": job: " + e.what());
@@ -113,6 +114,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   if (req.search) return run_search_request(req, predictor, calibration ? &*calibration : nullptr);
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
+  LearnedMemo memo;  // what the learned levels answered, kept across the sweep
   for (const auto& file : req.job_files) {
     const auto doc = YamlReader::load_file(file);
     if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
@@ -146,7 +148,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
       // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
       // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
       try {
-        rows.push_back({combo, predictor.predict(job)});
+        rows.push_back({combo, predictor.predict(job, memo)});
         if (calibration) calibration->apply(rows.back().prediction);
       } catch (const InputError& e) {
         if (combo.empty()) throw;

@@ -5,7 +5,6 @@
 #include "ptp/predict/energy.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 
-
 namespace ptp {
 
 std::string default_bundle_dir(const std::string& config_dir) {
@@ -15,20 +14,29 @@ std::string default_bundle_dir(const std::string& config_dir) {
   return fs::is_regular_file(dir / "manifest.json", ec) ? dir.string() : std::string();
 }
 
-Predictor::Predictor(std::string config_dir, std::string bundle_dir, bool use_bundle)
-    : config_dir_(config_dir), catalogs_(config_dir) {
-  if (use_bundle && !bundle_dir.empty()) {
-    bundle_ = std::make_unique<LearnedBundle>(LearnedBundle::load(bundle_dir));
-    bundle_dir_ = bundle_dir;
-  }
+Predictor::Predictor(const std::string& config_dir, const std::string& bundle_dir, bool use_bundle)
+    : catalogs_(config_dir) {
+  if (use_bundle && !bundle_dir.empty()) bundle_ = std::make_unique<LearnedBundle>(LearnedBundle::load(bundle_dir));
 }
 
 Predictor::~Predictor() = default;
 
-Prediction Predictor::predict(const JobSpec& job) const { return predict(resolve_job(job, catalogs_)); }
+Prediction Predictor::predict(const JobSpec& job) const {
+  LearnedMemo memo;
+  return predict(job, memo);
+}
 
 Prediction Predictor::predict(const ResolvedJob& resolved) const {
-  Prediction p = bundle_ ? bundle_->predict(resolved, constants_) : predict_analytical(resolved, constants_);
+  LearnedMemo memo;
+  return predict(resolved, memo);
+}
+
+Prediction Predictor::predict(const JobSpec& job, LearnedMemo& memo) const {
+  return predict(resolve_job(job, catalogs_), memo);
+}
+
+Prediction Predictor::predict(const ResolvedJob& resolved, LearnedMemo& memo) const {
+  Prediction p = bundle_ ? bundle_->predict(resolved, constants_, memo) : predict_analytical(resolved, constants_);
   apply_power_model(resolved, p);
   return p;
 }

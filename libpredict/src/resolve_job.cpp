@@ -15,6 +15,7 @@ Catalogs::Catalogs(const std::string& config_dir)
       models_dir_(config_dir + "/models") {}
 
 const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
+  const std::lock_guard<std::mutex> hold(models_lock_);
   auto it = models_.find(id_or_path);
   if (it != models_.end()) return *it->second;
   auto desc = std::make_unique<ModelDesc>(load_model(id_or_path, models_dir_));

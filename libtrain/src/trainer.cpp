@@ -148,34 +148,25 @@ TrainResult train_bundle(const TrainOptions& o) {
     rows.push_back(std::move(row));
   }
   // Composing each run through the learned lower levels is the expensive part; rows are
-  // independent, so worker threads each take every n-th row with their own models (their caches).
+  // independent, so worker threads each take every n-th row, sharing the levels, each with its own
+  // memo of their answers.
   const int workers = std::max(1, std::min(o.threads, 8));  // composing rows and training CV folds
   {
+    const LearnedLevels levels{compute.get(), communication.get()};
     auto work = [&](int w) {
-      LearnedOpModel op_model(compute->trees(), compute->maths(), compute->measured());
-      LearnedCollectiveModel comm_model(communication->trees());
-      AnalyticalConstants k = analytical_k;
-      k.op_model = &op_model;
-      k.collective_model = &comm_model;
+      LearnedMemo memo;
       for (std::size_t i = static_cast<std::size_t>(w); i < rows.size(); i += static_cast<std::size_t>(workers)) {
         RunRow& row = rows[i];
-        const Prediction analytical_p = predict_analytical(row.job, analytical_k);
-        row.analytical = analytical_p.iteration_s;
-        op_model.prepare(row.job);
-        AnalyticalConstants k_compute = analytical_k;
-        k_compute.op_model = &op_model;
-        row.compute_only = predict_analytical(row.job, k_compute).iteration_s;
-        const Prediction composed = predict_analytical(row.job, k);
-        op_model.prepare(row.blind_job);
-        const Prediction blind_composed = predict_analytical(row.blind_job, k);
-        row.composed = composed.iteration_s;
-        row.composed_parts = step_parts(composed);
-        row.learned_share = composed.compute_learned_share;
-        row.blind_composed = blind_composed.iteration_s;
-        op_model.prepare(row.job);
-        row.features = aggregator_features(row.job, composed, k, analytical_k, false);
-        op_model.prepare(row.blind_job);
-        row.blind_features = aggregator_features(row.blind_job, blind_composed, k, analytical_k, true);
+        row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
+        row.compute_only = compose_learned(row.job, analytical_k, {compute.get(), nullptr}, memo).step.iteration_s;
+        LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
+        LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);
+        row.composed = composed.step.iteration_s;
+        row.composed_parts = step_parts(composed.step);
+        row.learned_share = composed.step.compute_learned_share;
+        row.blind_composed = blind.step.iteration_s;
+        row.features = std::move(composed.aggregator_row);
+        row.blind_features = std::move(blind.aggregator_row);
       }
     };
     std::vector<std::thread> threads;

@@ -35,6 +35,7 @@ Catalog<Spec>::Catalog(std::string dir, Parser parser, std::string kind_name)
 
 template <typename Spec>
 void Catalog<Spec>::add(Spec spec, const std::string& origin) const {
+  const std::lock_guard<std::recursive_mutex> hold(*lock_);
   std::vector<std::string> keys{spec.id};
   if constexpr (std::is_same_v<Spec, GpuSpec>) keys.insert(keys.end(), spec.aliases.begin(), spec.aliases.end());
   for (const auto& k : keys) {
@@ -61,6 +62,7 @@ void Catalog<Spec>::load_all() const {
 
 template <typename Spec>
 const Spec* Catalog<Spec>::find(const std::string& id_or_alias) const {
+  const std::lock_guard<std::recursive_mutex> hold(*lock_);
   const std::string key = to_lower(id_or_alias);
   if (auto it = by_key_.find(key); it != by_key_.end()) return &specs_[it->second];
   if (all_loaded_ || !parser_) return nullptr;
@@ -83,6 +85,7 @@ const Spec& Catalog<Spec>::get(const std::string& id_or_alias, const std::string
 
 template <typename Spec>
 std::vector<std::string> Catalog<Spec>::ids() const {
+  const std::lock_guard<std::recursive_mutex> hold(*lock_);
   load_all();
   std::vector<std::string> out;
   for (const auto& s : specs_) out.push_back(s.id);
@@ -91,6 +94,7 @@ std::vector<std::string> Catalog<Spec>::ids() const {
 
 template <typename Spec>
 const std::deque<Spec>& Catalog<Spec>::all() const {
+  const std::lock_guard<std::recursive_mutex> hold(*lock_);
   load_all();
   return specs_;
 }

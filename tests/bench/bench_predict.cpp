@@ -35,12 +35,22 @@ void BM_Gpt2XlAnalytical(benchmark::State& state) {
 }
 BENCHMARK(BM_Gpt2XlAnalytical)->Unit(benchmark::kMicrosecond);
 
+// With the caller's memo kept across calls (as a sweep keeps it): the learned levels' answers are warm.
 void BM_Gpt2XlLearned(benchmark::State& state) {
+  const ptp::Predictor p(kConfigs, kBundle, true);
+  const auto job = gpt2_xl();
+  ptp::LearnedMemo memo;
+  for (auto _ : state) benchmark::DoNotOptimize(p.predict(job, memo));
+}
+BENCHMARK(BM_Gpt2XlLearned)->Unit(benchmark::kMicrosecond);
+
+// A fresh memo per call, as one ptp-predict call has: every op's features and trees are evaluated.
+void BM_Gpt2XlLearnedCold(benchmark::State& state) {
   const ptp::Predictor p(kConfigs, kBundle, true);
   const auto job = gpt2_xl();
   for (auto _ : state) benchmark::DoNotOptimize(p.predict(job));
 }
-BENCHMARK(BM_Gpt2XlLearned)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Gpt2XlLearnedCold)->Unit(benchmark::kMicrosecond);
 
 // 10,000 configurations: 4 precisions x 5 GPUs x 10 GPU counts x 50 batch sizes of ResNet-50.
 void BM_Sweep10k(benchmark::State& state) {
@@ -58,16 +68,19 @@ void BM_Sweep10k(benchmark::State& state) {
                                    std::to_string(gpus_n) + ", gpus_per_node: 8}\n";
           jobs.push_back(ptp::parse_job_spec(ptp::YamlReader::load_string(text, "sweep.yaml")));
         }
-  for (auto _ : state)
-    for (const auto& j : jobs) benchmark::DoNotOptimize(p.predict(j));
+  for (auto _ : state) {
+    ptp::LearnedMemo memo;  // one per sweep, as ptp-predict --sweep keeps it
+    for (const auto& j : jobs) benchmark::DoNotOptimize(p.predict(j, memo));
+  }
   state.counters["configs"] = static_cast<double>(jobs.size());
 }
 BENCHMARK(BM_Sweep10k)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void run_search_bench(benchmark::State& state, const ptp::JobSpec& base, const ptp::SearchSpace& space,
-                      const ptp::Predictor& p) {
+                      const ptp::Predictor& p, int threads = 1) {
   ptp::SearchOptions opt;
   opt.top = 3;
+  opt.threads = threads;
   ptp::SearchResult r;
   for (auto _ : state) {
     r = ptp::run_search(base, space, opt, p, nullptr);
@@ -100,9 +113,10 @@ void BM_Search70b1024(benchmark::State& state) {
   const ptp::Predictor p(kConfigs, kBundle, true);
   const std::string file = kConfigs + "/jobs/llama3-70b-fp8-256xh100.yaml";
   const auto base = ptp::load_job_spec(file, {{"cluster.num_gpus", "1024"}});
-  run_search_bench(state, base, ptp::default_search_space(base, p), p);
+  run_search_bench(state, base, ptp::default_search_space(base, p), p, static_cast<int>(state.range(0)));
 }
-BENCHMARK(BM_Search70b1024)->Unit(benchmark::kMillisecond)->Iterations(1);
+// Argument: threads (they share the one Predictor).
+BENCHMARK(BM_Search70b1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -305,3 +305,46 @@ TEST_CASE("training reports rows used and skipped with reasons; a --no-cv band i
   }));
   fs::remove_all(data);
 }
+
+TEST_CASE("support points read apart from the manifest give nlohmann's numbers", "[bundle]") {
+  // LearnedBundle::load reads manifest.json's support points with std::from_chars and the rest with
+  // nlohmann; a manifest it cannot read that way (here: a second "points" key) goes whole through
+  // nlohmann. The shipped bundle, and one whose points are spelled otherwise (integers, -0, an
+  // exponent), must predict the same either way, to the bit.
+  const std::string shipped = std::string(PTP_SOURCE_DIR) + "/models/default";
+  std::ifstream in(shipped + "/manifest.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t points = text.find("\"points\"");
+  REQUIRE(points != std::string::npos);
+  std::string odd = text;
+  const std::size_t zero = odd.find("0.0,", points), number = odd.find("1.2402873039245605", points);
+  REQUIRE(zero != std::string::npos);
+  REQUIRE(number != std::string::npos);
+  odd.replace(number, 18, "12.402873039245605E-1");
+  odd.replace(zero, 4, "-0,");
+  auto variant = [&](const std::string& name, std::string manifest, bool whole) {
+    if (whole) manifest.insert(manifest.find('{') + 1, "\"x\": {\"points\": 0},");
+    const std::string dir = ptp::test::temp_dir() + "/" + name;
+    fs::copy(shipped, dir, fs::copy_options::recursive);
+    std::ofstream(dir + "/manifest.json", std::ios::trunc) << manifest;
+    std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(manifest) << "\n";
+    return LearnedBundle::load(dir);
+  };
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  std::vector<ResolvedJob> jobs;
+  for (const char* file : {"resnet50-amp-8xa100.yaml", "gpt2-xl-bf16-32xh100.yaml", "llama3-70b-fp8-256xh100.yaml"})
+    jobs.push_back(resolve_job(load_job_spec(std::string(PTP_SOURCE_DIR) + "/configs/jobs/" + file), catalogs));
+  const auto reference = LearnedBundle::load(shipped);
+  for (const auto* name : {"apart", "whole", "odd-apart", "odd-whole"}) {
+    const std::string n = name;
+    const auto b = variant(n, n.rfind("odd", 0) == 0 ? odd : text, n.find("whole") != std::string::npos);
+    INFO(name);
+    for (const auto& job : jobs) {
+      const auto p = b.predict(job, AnalyticalConstants{}), q = reference.predict(job, AnalyticalConstants{});
+      CHECK(p.iteration_s == q.iteration_s);
+      CHECK(p.aggregator_share == q.aggregator_share);
+      CHECK(p.support.runs_near == q.support.runs_near);
+      CHECK(p.support.outside == q.support.outside);
+    }
+  }
+}

@@ -79,11 +79,8 @@ ResolvedJob job(const std::string& yaml, const Catalogs& catalogs) {
 
 // The step composed through the bundle's learned levels, before the aggregator.
 Prediction composed(const LearnedBundle& b, const ResolvedJob& j) {
-  AnalyticalConstants k;
-  b.compute->prepare(j);
-  k.op_model = b.compute.get();
-  k.collective_model = b.communication.get();
-  return predict_analytical(j, k);
+  LearnedMemo memo;
+  return compose_learned(j, AnalyticalConstants{}, {b.compute.get(), b.communication.get()}, memo).step;
 }
 
 }  // namespace

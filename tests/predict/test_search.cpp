@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <set>
 
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/predictor.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -196,7 +198,7 @@ TEST_CASE("search: space files are validated like job specs", "[search]") {
   refused("batch_tokens: [1024]\n", "give exactly one of batch_size and batch_tokens");
 }
 
-TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]") {
+TEST_CASE("search: one loaded bundle serves 1, 2, 3 and 4 threads with identical rows and counts", "[search]") {
   const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
   const JobSpec base = load_job_spec(file);
   const SearchSpace space = space_for(file,
@@ -208,11 +210,17 @@ TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]
                                       learned());
   SearchOptions opt;
   opt.top = 25;
+  // The threads share the caller's Predictor: no search loads a bundle of its own.
+  const std::size_t loads = LearnedBundle::loads();
+  REQUIRE(loads >= 1);  // learned()'s
   const SearchResult one = run_search(base, space, opt, learned(), nullptr);
-  for (int threads : {2, 3}) {
+  CHECK(LearnedBundle::loads() == loads);
+  for (int threads : {2, 3, 4}) {
     opt.threads = threads;
     const SearchResult many = run_search(base, space, opt, learned(), nullptr);
     INFO(threads << " threads");
+    CHECK(LearnedBundle::loads() == loads);
+    for (const char* format : {"csv", "json"}) CHECK(render_search(many, format) == render_search(one, format));
     CHECK(many.configurations == one.configurations);
     CHECK(many.invalid == one.invalid);
     CHECK(many.no_fit == one.no_fit);
@@ -224,6 +232,30 @@ TEST_CASE("search: identical rows and counts with 1, 2 and 3 threads", "[search]
       CHECK(many.rows[i].prediction.iteration_s == one.rows[i].prediction.iteration_s);
     }
   }
+}
+
+TEST_CASE("search: threads share one Predictor's catalogs, GPUs loaded as the walk meets them", "[search]") {
+  // A fresh Predictor has read one GPU file (the job's); the space is built here, not parsed, so the
+  // other GPUs are first looked up by the search's threads at once (Catalog holds a lock).
+  const std::string file = job_path("gpt2-xl-bf16-32xh100.yaml");
+  const JobSpec base = load_job_spec(file);
+  SearchSpace space;
+  space.axes = {{"cluster.gpu", {"h100-sxm5-80gb", "a100-sxm4-80gb", "a100-sxm4-40gb", "l40s", "h200-sxm-141gb"}, false},
+                {"precision", {"amp_bf16", "amp_fp16"}, false},
+                {"batch_size", {"1", "2", "4", "8"}, false}};
+  SearchOptions opt;
+  opt.top = 40;
+  auto search = [&](int threads) {
+    const Predictor fresh(configs(), "", false);
+    opt.threads = threads;
+    return run_search(base, space, opt, fresh, nullptr);
+  };
+  const SearchResult one = search(1), four = search(4);
+  std::set<std::string> gpus;
+  for (const auto& row : four.rows) gpus.insert(row.settings.front().second);
+  CHECK(four.configurations == 40);
+  CHECK(gpus.size() >= 3);
+  CHECK(render_search(four, "csv") == render_search(one, "csv"));
 }
 
 TEST_CASE("search: predictions through a shared workload's memo equal fresh ones, in any order", "[search]") {

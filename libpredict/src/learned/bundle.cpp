@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 
+#include "manifest_reader.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -59,7 +61,14 @@ std::vector<std::string> names_in(const nlohmann::json& j) {
 }
 }  // namespace
 
+namespace {
+std::atomic<std::size_t> loaded_bundles{0};
+}  // namespace
+
+std::size_t LearnedBundle::loads() { return loaded_bundles.load(); }
+
 LearnedBundle LearnedBundle::load(const std::string& dir) {
+  ++loaded_bundles;
   const std::string manifest_path = (fs::path(dir) / "manifest.json").string();
   const std::string checksum_path = (fs::path(dir) / "CHECKSUM").string();
   std::error_code ec;
@@ -73,10 +82,8 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
   b.dir_ = dir;
   b.checksum_ = expected;
   try {
-    // The training metrics are half the manifest and nothing here reads them: skipped, not built.
-    b.manifest_ = nlohmann::json::parse(manifest_text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
-      return !(depth == 1 && event == nlohmann::json::parse_event_t::key && j == "metrics");
-    });
+    detail::ParsedManifest parsed = detail::parse_manifest(manifest_text);
+    b.manifest_ = std::move(parsed.json);
     const auto& m = b.manifest_;
     require(m.is_object(), manifest_path, "", "expected a JSON object");
     require(m.value("schema_version", -1) == kBundleSchemaVersion, manifest_path, "schema_version",
@@ -158,7 +165,8 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       return out;
     };
     b.shrinkage = {shrinkage("known_codebase"), shrinkage("unknown_codebase")};
-    b.support = SupportSpace::from_json(m.at("support"), run_feature_names(false), manifest_path);
+    b.support = SupportSpace::from_json(m.at("support"), run_feature_names(false), manifest_path,
+                                        parsed.points ? &*parsed.points : nullptr);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(manifest_path, 0, 0, "", std::string("malformed manifest: ") + e.what());
   }
@@ -202,18 +210,21 @@ Novelty LearnedBundle::novelty_of(const ResolvedJob& job) const {
 }
 
 Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base) const {
+  LearnedMemo memo;
+  return predict(job, base, memo);
+}
+
+Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const {
   const std::string gap = describe_domain_gap(manifest_, job);
   if (!gap.empty()) {
     Prediction p = predict_analytical(job, base);
     p.warnings.push_back("learned bundle not used: " + gap + "; analytical answer");
     return p;
   }
-  AnalyticalConstants k = base;
-  compute->prepare(job);
-  k.op_model = compute.get();
-  k.collective_model = communication.get();
-  Prediction p = predict_analytical(job, k);
-  const auto row = aggregator_features(job, p, k, base, false);
+  LearnedComposition composed =
+      compose_learned(job, base, {compute.get(), communication.get()}, memo, AggregatorRow::full);
+  Prediction p = std::move(composed.step);
+  const std::vector<float> row = std::move(composed.aggregator_row);
   const Support near = support.of(row);
   auto& s = p.support;
   s.assessed = true;

@@ -1,5 +1,6 @@
 #include "ptp/predict/learned/learned_models.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -72,8 +73,11 @@ bool LearnedOpModel::launches_of(const Op& op, const ResolvedJob& job, bool back
   return true;
 }
 
-LearnedOpModel::ShapeKey LearnedOpModel::shape_key(const OpShape& s, const GpuSpec* gpu) {
-  ShapeKey key;
+namespace {
+std::atomic<std::uint64_t> next_model_id{1};
+
+LearnedMemo::LaunchKey launch_key(const OpShape& s, const GpuSpec* gpu) {
+  LearnedMemo::LaunchKey key;
   std::memset(static_cast<void*>(&key), 0, sizeof key);  // padding too: keys compare and hash as bytes
   key.gpu = gpu;
   const double v[6] = {s.m, s.n, s.k, s.batch, s.flops, s.bytes};
@@ -86,50 +90,56 @@ LearnedOpModel::ShapeKey LearnedOpModel::shape_key(const OpShape& s, const GpuSp
   return key;
 }
 
-std::size_t LearnedOpModel::ShapeKeyHash::operator()(const ShapeKey& k) const {
-  std::uint64_t words[sizeof(ShapeKey) / 8], h = 0x9e3779b97f4a7c15ull;
+}  // namespace
+
+std::size_t LearnedMemo::LaunchKeyHash::operator()(const LaunchKey& k) const {
+  std::uint64_t words[sizeof(LaunchKey) / 8], h = 0x9e3779b97f4a7c15ull;
   std::memcpy(words, &k, sizeof words);
   for (std::uint64_t w : words) h = (h ^ w) * 0x100000001b3ull + (h >> 29);
   return static_cast<std::size_t>(h);
 }
 
-bool LearnedOpModel::ShapeKey::operator==(const ShapeKey& o) const { return std::memcmp(this, &o, sizeof o) == 0; }
+bool LearnedMemo::LaunchKey::operator==(const LaunchKey& o) const { return std::memcmp(this, &o, sizeof o) == 0; }
 
-void LearnedOpModel::prepare(const ResolvedJob&) const {
-  // A new job: its GPU may be a catalog entry at an address an earlier, freed entry had.
-  launch_memo_.clear();
-}
+LearnedOpModel::LearnedOpModel(TreeEnsemble trees, std::set<std::string> maths, std::set<std::string> measured)
+    : trees_(std::move(trees)), maths_(std::move(maths)), measured_(std::move(measured)), id_(next_model_id++) {}
 
-double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const {
+std::optional<double> LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s,
+                                              LearnedMemo& memo) const {
   // A function of what the op is (shape, math, dtypes, GPU), never of where it is stored: the
   // step composes copies of the workload's ops (tensor-parallel shards, pipeline stages).
   thread_local std::vector<OpShape> launches;
-  if (!launches_of(op, job, backward, launches)) return -1;
-  if (cache_.size() > kMaxCachedRows) cache_.clear();
-  if (launch_memo_.size() > kMaxCachedRows) launch_memo_.clear();
+  if (!launches_of(op, job, backward, launches)) return std::nullopt;
+  if (memo.op_model != id_) {  // another model's answers: dropped
+    memo.op_rows.clear();
+    memo.launches.clear();
+    memo.op_model = id_;
+  }
+  if (memo.op_rows.size() > kMaxCachedRows) memo.op_rows.clear();
+  if (memo.launches.size() > kMaxCachedRows) memo.launches.clear();
   double t = 0;
   bool measured = true;
   for (const auto& s : launches) {
     // Repeated layers and their shards ask for the same launches: the memo skips the features.
-    const ShapeKey memo_key = shape_key(s, job.gpu);
-    auto memo = memo_key.valid ? launch_memo_.find(memo_key) : launch_memo_.end();
-    if (memo == launch_memo_.end()) {
-      LaunchAnswer a;
+    const LearnedMemo::LaunchKey memo_key = launch_key(s, job.gpu);
+    auto hit = memo_key.valid ? memo.launches.find(memo_key) : memo.launches.end();
+    if (hit == memo.launches.end()) {
+      LearnedMemo::LaunchAnswer a;
       a.measured = measured_.count(measured_key(job.gpu->id, s)) > 0;
       const auto row = op_features(s, *job.gpu);
       const std::string key = row_key(row);
-      auto it = cache_.find(key);
-      if (it == cache_.end()) it = cache_.emplace(key, trees_.predict_one(row)).first;
+      auto it = memo.op_rows.find(key);
+      if (it == memo.op_rows.end()) it = memo.op_rows.emplace(key, trees_.predict_one(row)).first;
       a.seconds = op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
       if (!memo_key.valid) {
         measured = measured && a.measured;
         t += a.seconds;
         continue;
       }
-      memo = launch_memo_.emplace(memo_key, a).first;
+      hit = memo.launches.emplace(memo_key, a).first;
     }
-    measured = measured && memo->second.measured;
-    t += memo->second.seconds;
+    measured = measured && hit->second.measured;
+    t += hit->second.seconds;
   }
   // Off the measured GPU x math pairs, shrink the learned time toward the analytical op time
   // (geometric mean at kLearnedOpWeight): there the trees extrapolate from other GPUs' kernels.
@@ -138,8 +148,14 @@ double LearnedOpModel::seconds(const Op& op, const ResolvedJob& job, bool backwa
   return t;
 }
 
-double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob& job, double) const {
-  if (cache_.size() > kMaxCachedRows) cache_.clear();
+LearnedCollectiveModel::LearnedCollectiveModel(TreeEnsemble trees) : trees_(std::move(trees)), id_(next_model_id++) {}
+
+double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob& job, LearnedMemo& memo) const {
+  if (memo.collective_model != id_) {
+    memo.collective_rows.clear();
+    memo.collective_model = id_;
+  }
+  if (memo.collective_rows.size() > kMaxCachedRows) memo.collective_rows.clear();
   CollectiveShape c;
   c.bytes = bytes;
   c.ranks = job.data_parallel;
@@ -148,9 +164,54 @@ double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob
   const double bound = collective_bound_seconds(c, *job.gpu, job.fabric);
   const auto features = collective_features(c, *job.gpu, job.fabric);
   const std::string key = row_key(features);
-  auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(key, trees_.predict_one(features)).first;
+  auto it = memo.collective_rows.find(key);
+  if (it == memo.collective_rows.end()) it = memo.collective_rows.emplace(key, trees_.predict_one(features)).first;
   return bound * std::exp(static_cast<double>(it->second));
+}
+
+namespace {
+// The levels as the analytical composition's seams see them, answering into one caller's memo.
+class MemoOpModel final : public OpTimeModel {
+ public:
+  MemoOpModel(const LearnedOpModel& m, LearnedMemo& memo) : model_(m), memo_(memo) {}
+  double seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const override {
+    return model_.seconds(op, job, backward, analytical_s, memo_).value_or(-1.0);
+  }
+
+ private:
+  const LearnedOpModel& model_;
+  LearnedMemo& memo_;
+};
+class MemoCollectiveModel final : public CollectiveTimeModel {
+ public:
+  MemoCollectiveModel(const LearnedCollectiveModel& m, LearnedMemo& memo) : model_(m), memo_(memo) {}
+  double allreduce_seconds(double bytes, const ResolvedJob& job, double) const override {
+    return model_.allreduce_seconds(bytes, job, memo_);
+  }
+
+ private:
+  const LearnedCollectiveModel& model_;
+  LearnedMemo& memo_;
+};
+}  // namespace
+
+LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConstants& base, const LearnedLevels& levels,
+                                   LearnedMemo& memo, AggregatorRow row) {
+  // A new job: its GPU may be a catalog entry at an address an earlier, freed entry had.
+  memo.launches.clear();
+  std::optional<MemoOpModel> op;
+  std::optional<MemoCollectiveModel> collective;
+  AnalyticalConstants k = base;
+  if (levels.compute) k.op_model = &op.emplace(*levels.compute, memo);
+  if (levels.communication) k.collective_model = &collective.emplace(*levels.communication, memo);
+  LearnedComposition out;
+  out.step = predict_analytical(job, k);
+  switch (row) {
+    case AggregatorRow::none: break;
+    case AggregatorRow::full: out.aggregator_row = aggregator_features(job, out.step, k, base, false); break;
+    case AggregatorRow::blind: out.aggregator_row = aggregator_features(job, out.step, k, base, true); break;
+  }
+  return out;
 }
 
 }  // namespace ptp

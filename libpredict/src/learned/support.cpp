@@ -86,7 +86,8 @@ nlohmann::json SupportSpace::to_json() const {
           {"low", low_},                 {"high", high_},    {"points", pts}};
 }
 
-SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<std::string>& names, const std::string& path) {
+SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<std::string>& names, const std::string& path,
+                                     const std::vector<std::vector<double>>* points) {
   SupportSpace s;
   auto fail = [&](const std::string& field, const std::string& what) { throw InputError(path, 0, 0, "support." + field, what); };
   if (!j.is_object()) fail("", "expected an object");
@@ -112,14 +113,28 @@ SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<
   s.radius = j.at("radius").get<double>();
   s.margin = j.at("margin").get<double>();
   if (!(s.radius > 0) || !(s.margin >= 0)) fail("radius", "expected a positive radius and a non-negative margin");
+  // Within float range: a point is read as float, and a larger value would not convert.
+  const std::string count = "expected " + std::to_string(d) + " numbers per point", range = "expected finite numbers within +-1e30";
   const auto& pts = j.at("points");
+  if (points) {  // the same checks on the points read apart
+    if (points->empty()) fail("points", "expected the training runs' support points");
+    for (const auto& p : *points) {
+      if (p.size() != d) fail("points", count);
+      std::vector<float> v;
+      for (double x : p) {
+        if (!(std::fabs(x) <= 1e30)) fail("points", range);
+        v.push_back(static_cast<float>(x));
+      }
+      s.points_.push_back(std::move(v));
+    }
+    return s;
+  }
   if (!pts.is_array() || pts.empty()) fail("points", "expected the training runs' support points");
   for (const auto& p : pts) {
-    if (!p.is_array() || p.size() != d) fail("points", "expected " + std::to_string(d) + " numbers per point");
+    if (!p.is_array() || p.size() != d) fail("points", count);
     std::vector<float> v;
     for (const auto& x : p) {
-      // Within float range: a point is read as float, and a larger value would not convert.
-      if (!x.is_number() || !(std::fabs(x.get<double>()) <= 1e30)) fail("points", "expected finite numbers within +-1e30");
+      if (!x.is_number() || !(std::fabs(x.get<double>()) <= 1e30)) fail("points", range);
       v.push_back(x.get<float>());
     }
     s.points_.push_back(std::move(v));

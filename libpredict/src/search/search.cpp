@@ -191,7 +191,8 @@ void keep(std::vector<SearchRow>& best, SearchRow row, std::size_t top) {
 Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOptions& options, int blocks,
                    const Predictor& predictor, const Calibrator* calibration, std::size_t first, std::size_t stride) {
   Share share;
-  WorkloadCache cache(predictor);
+  WorkloadCache cache(predictor);  // this share's: workloads and their step memos
+  LearnedMemo memo;                // this share's: what the learned levels answered
   Enumerator walk(space, blocks);
   const auto top = static_cast<std::size_t>(options.top);
   std::size_t index = 0;
@@ -212,7 +213,7 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
       return;
     }
     SearchRow row;
-    row.prediction = predictor.predict(r);
+    row.prediction = predictor.predict(r, memo);
     if (!row.prediction.memory.fits || row.prediction.memory.near_capacity) {  // as the estimate above
       ++share.no_fit;
       return;
@@ -250,9 +251,9 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
                      " configurations, more than the limit of " +
                      std::to_string(static_cast<long long>(kMaxSearchConfigurations)) + "; list fewer values in --space");
 
-  // Threads take every n-th configuration, each with its own Predictor (the learned levels memoise
-  // per instance and are not shared across threads); the shares merge under the same total order,
-  // so the rows do not depend on the thread count.
+  // Threads take every n-th configuration and share the one Predictor (immutable: each share owns
+  // its workload cache and learned memo); the shares merge under the same total order, so the rows
+  // do not depend on the thread count.
   const auto n = static_cast<std::size_t>(options.threads);
   std::vector<Share> shares(n);
   std::vector<std::exception_ptr> errors(n);
@@ -260,8 +261,7 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
   for (std::size_t t = 1; t < n; ++t)
     pool.emplace_back([&, t] {
       try {
-        const Predictor own(predictor.config_dir(), predictor.bundle_dir(), predictor.has_bundle());
-        shares[t] = search_share(base, space, options, blocks, own, calibration, t, n);
+        shares[t] = search_share(base, space, options, blocks, predictor, calibration, t, n);
       } catch (...) {
         errors[t] = std::current_exception();
       }

@@ -4,6 +4,7 @@
 // happens here.
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "ptp/predict/job_spec.hpp"
@@ -16,20 +17,22 @@
 
 namespace ptp {
 
-// Loaded once per process and shared by every prediction (sweeps predict thousands of jobs).
+// Loaded once per process and shared by every prediction (sweeps predict thousands of jobs) and
+// every thread: a model description is read on first use, under a lock, and never changes after.
 class Catalogs {
  public:
   explicit Catalogs(const std::string& config_dir);
   const GpuCatalog& gpus() const { return gpus_; }
   const FabricCatalog& fabrics() const { return fabrics_; }
   const std::string& models_dir() const { return models_dir_; }
-  const ModelDesc& model(const std::string& id_or_path) const;  // cached
+  const ModelDesc& model(const std::string& id_or_path) const;  // cached; safe from any thread
 
  private:
   GpuCatalog gpus_;
   FabricCatalog fabrics_;
   std::string models_dir_;
-  mutable std::map<std::string, std::unique_ptr<ModelDesc>> models_;
+  mutable std::mutex models_lock_;
+  mutable std::map<std::string, std::unique_ptr<ModelDesc>> models_;  // entries never move or change
 };
 
 class StepMemo;  // libpredict-private (analytical/step_memo.hpp)

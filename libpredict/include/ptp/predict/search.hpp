@@ -81,7 +81,7 @@ struct SearchOptions {
   SearchObjective objective = SearchObjective::time;
   int top = 10;
   std::string space_path;  // empty: default_search_space
-  int threads = 1;         // each thread loads its own Predictor (bundle included)
+  int threads = 1;         // threads share the one Predictor (its bundle is loaded once)
   // The user's --set flags, already applied to the base job: rows carry them so that their flags
   // reproduce them from the job file.
   std::vector<Override> overrides;

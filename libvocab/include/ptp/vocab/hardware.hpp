@@ -3,6 +3,8 @@
 // configs/fabrics/*.yaml. A new GPU is one YAML file; nothing here knows a GPU by name.
 #include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,6 +65,8 @@ struct FabricSpec {
 
 // Loads lazily: a lookup by id parses just configs/<kind>/<id>.yaml (a CLI call needs one GPU, not
 // the whole catalog); an alias or a listing parses every file once.
+// Safe to share between threads (a search's share one Predictor): every call holds the catalog's
+// lock, and a spec once added never moves or changes.
 template <typename Spec>
 class Catalog {
  public:
@@ -82,6 +86,7 @@ class Catalog {
   void load_all() const;
   std::string dir_;
   Parser parser_ = nullptr;
+  std::shared_ptr<std::recursive_mutex> lock_ = std::make_shared<std::recursive_mutex>();
   mutable bool all_loaded_ = false;
   mutable std::set<std::string> loaded_files_;
   mutable std::deque<Spec> specs_;  // deque: pointers handed out stay valid as specs are added

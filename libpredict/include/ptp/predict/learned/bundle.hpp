@@ -7,6 +7,7 @@
 // does not match, so a corrupted or foreign bundle never answers. A bundle without `trees` (written
 // before they existed) is refused with one line asking to retrain: ptp-predict has no XGBoost to
 // fall back on.
+#include <cstddef>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -50,12 +51,18 @@ inline const char* band_name(bool codebase_known, Novelty novelty, const Support
 class LearnedBundle {
  public:
   static LearnedBundle load(const std::string& dir);
+  // Bundles this process has loaded so far (a search must add none: its threads share one).
+  static std::size_t loads();
 
   // Composes the job with the learned compute/communication models, then applies the aggregator.
   // Falls back to `analytical` (with a warning) when the job is outside what the bundle learned.
+  // The bundle is immutable once loaded: `memo` (the caller's, one per thread) keeps what the
+  // levels answered across the caller's predictions; without one, each call starts afresh.
+  Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const;
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base) const;
   const std::string& dir() const { return dir_; }
-  const nlohmann::json& manifest() const { return manifest_; }  // without "metrics" (read manifest.json for those)
+  // Without "metrics" and support.points (read manifest.json for those).
+  const nlohmann::json& manifest() const { return manifest_; }
 
   // Pieces used by the trainer as well.
   static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);

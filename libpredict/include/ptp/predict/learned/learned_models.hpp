@@ -1,12 +1,15 @@
 #pragma once
 // The compute and communication levels of the learned hierarchy, plugged into the analytical step
-// composition through OpTimeModel / CollectiveTimeModel. Both predict log(measured / bound).
+// composition by compose_learned. Both predict log(measured / bound).
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/features.hpp"
+#include "ptp/predict/learned/learned_memo.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
 
 namespace ptp {
@@ -25,16 +28,18 @@ inline constexpr double kLearnedOpWeight = 0.5;
 // Key of a GPU x math pair in LearnedOpModel's measured set.
 std::string measured_key(const std::string& gpu_id, const OpShape& shape);
 
-class LearnedOpModel : public OpTimeModel {
+// The compute level: op times from kernel timings. Immutable once built: the answers it gives are
+// kept in the caller's LearnedMemo (one per thread), so one model serves every thread.
+class LearnedOpModel {
  public:
   // measured: "<gpu id>|<math>" pairs (math "memory" for memory-bound classes) with kernel rows in the
   // training data. There the learned time stands alone; elsewhere it is an extrapolation to a GPU
   // or math mode the kernels never ran on, and is shrunk toward the analytical time.
-  LearnedOpModel(TreeEnsemble trees, std::set<std::string> maths, std::set<std::string> measured = {})
-      : trees_(std::move(trees)), maths_(std::move(maths)), measured_(std::move(measured)) {}
-  // Call before composing each job: starts the job's memo of launch answers.
-  void prepare(const ResolvedJob& job) const;
-  double seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s) const override;
+  LearnedOpModel(TreeEnsemble trees, std::set<std::string> maths, std::set<std::string> measured = {});
+  // Seconds for one launch of `op` (forward when !backward), or nullopt where the level declines
+  // (the analytical `analytical_s` answers there).
+  std::optional<double> seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s,
+                                LearnedMemo& memo) const;
   const std::set<std::string>& maths() const { return maths_; }
   const std::set<std::string>& measured() const { return measured_; }
   const TreeEnsemble& trees() const { return trees_; }
@@ -45,35 +50,37 @@ class LearnedOpModel : public OpTimeModel {
   bool launches_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) const;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
   std::set<std::string> measured_;
-  mutable std::unordered_map<std::string, float> cache_;  // feature row bytes -> predicted log ratio
-  // One job's launches by shape (no strings to build, no features to compute on a hit).
-  struct ShapeKey {
-    const GpuSpec* gpu;
-    double shape[6];  // m, n, k, batch, flops, bytes
-    char op_class[16], math[8];
-    bool valid;  // names fit the arrays (always, for the classes and maths op_shape_of makes)
-    bool operator==(const ShapeKey& o) const;
-  };
-  struct ShapeKeyHash {
-    std::size_t operator()(const ShapeKey& k) const;
-  };
-  struct LaunchAnswer {
-    double seconds = 0;  // learned launch time
-    bool measured = false;
-  };
-  static ShapeKey shape_key(const OpShape& s, const GpuSpec* gpu);
-  mutable std::unordered_map<ShapeKey, LaunchAnswer, ShapeKeyHash> launch_memo_;
+  std::uint64_t id_;  // which memo entries are this model's answers (copies share it: same trees)
 };
 
-class LearnedCollectiveModel : public CollectiveTimeModel {
+// The communication level: data-parallel all-reduce times. Immutable, like LearnedOpModel.
+class LearnedCollectiveModel {
  public:
-  explicit LearnedCollectiveModel(TreeEnsemble trees) : trees_(std::move(trees)) {}
-  double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const override;
+  explicit LearnedCollectiveModel(TreeEnsemble trees);
+  double allreduce_seconds(double bytes, const ResolvedJob& job, LearnedMemo& memo) const;
   const TreeEnsemble& trees() const { return trees_; }
 
  private:
   TreeEnsemble trees_;
-  mutable std::unordered_map<std::string, float> cache_;
+  std::uint64_t id_;
 };
+
+// The learned lower levels one composition uses; a null level leaves its answers analytical.
+struct LearnedLevels {
+  const LearnedOpModel* compute = nullptr;
+  const LearnedCollectiveModel* communication = nullptr;
+};
+
+// Which aggregator row compose_learned builds beside the step (features.hpp: aggregator_features).
+enum class AggregatorRow { none, full, blind };
+struct LearnedComposition {
+  Prediction step;                   // predict_analytical with the levels answering where they can
+  std::vector<float> aggregator_row;  // empty for AggregatorRow::none
+};
+// The one way into the learned levels: composes `job` on `base` with `levels` answering op and
+// all-reduce times, their answers kept in the caller's `memo` (any number of jobs, one thread).
+// ptp-predict (LearnedBundle::predict) and ptp-train (the aggregator's rows) both compose here.
+LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConstants& base, const LearnedLevels& levels,
+                                   LearnedMemo& memo, AggregatorRow row = AggregatorRow::none);
 
 }  // namespace ptp

@@ -33,9 +33,10 @@ class SupportSpace {
   bool empty() const { return points_.empty(); }
 
   nlohmann::json to_json() const;
-  // Throws InputError naming `path` and the field on anything malformed.
+  // Throws InputError naming `path` and the field on anything malformed. `points`: j's "points",
+  // when the caller read them apart (LearnedBundle::load); null: read from j.
   static SupportSpace from_json(const nlohmann::json& j, const std::vector<std::string>& aggregator_names,
-                                const std::string& path);
+                                const std::string& path, const std::vector<std::vector<double>>* points = nullptr);
 
   double radius = 1.0, margin = 0.25;
 

@@ -1,0 +1,43 @@
+#pragma once
+// What a caller keeps between predictions through the learned levels: the answers they already
+// gave. The levels and the bundle are immutable once loaded and shared by every thread; each thread
+// (a search's share, a sweep, a trainer's worker) owns one LearnedMemo and passes it to every
+// prediction it makes. A memo answers for one compute and one communication model at a time: used
+// with another (a second bundle), it starts over.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+namespace ptp {
+
+struct GpuSpec;
+
+class LearnedMemo {
+ public:
+  // One launch of the compute level, keyed by what it is (no strings to build, no features to
+  // compute on a hit).
+  struct LaunchKey {
+    const GpuSpec* gpu;
+    double shape[6];  // m, n, k, batch, flops, bytes
+    char op_class[16], math[8];
+    bool valid;  // names fit the arrays (always, for the classes and maths op_shape_of makes)
+    bool operator==(const LaunchKey& o) const;
+  };
+  struct LaunchKeyHash {
+    std::size_t operator()(const LaunchKey& k) const;
+  };
+  struct LaunchAnswer {
+    double seconds = 0;  // learned launch time
+    bool measured = false;
+  };
+
+  // Feature row bytes -> the level's predicted log ratio, kept across jobs.
+  std::unordered_map<std::string, float> op_rows, collective_rows;
+  // One job's launches (cleared when a job starts: its GPU may sit where an earlier job's did).
+  std::unordered_map<LaunchKey, LaunchAnswer, LaunchKeyHash> launches;
+  // The models the answers came from (their ids: learned_models.hpp), 0 before the first.
+  std::uint64_t op_model = 0, collective_model = 0;
+};
+
+}  // namespace ptp
