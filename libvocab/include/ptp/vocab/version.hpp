@@ -6,8 +6,9 @@
 namespace ptp {
 
 const char* ptp_version();
-// "<tool> <version>" plus the schema versions the tool reads and writes, e.g.
-// "ptp-predict 0.1.0 (bundle schema 2, dataset schema 1, output schema 1)".
+// "<tool> <version>", the git revision it was configured at (when built from a git checkout), and
+// the schema versions the tool reads and writes, e.g.
+// "ptp-predict 0.1.0 git 244d910 (bundle schema 3, dataset schema 1, output schema 1)".
 std::string version_line(const std::string& tool, const std::string& schemas);
 
 }  // namespace ptp
