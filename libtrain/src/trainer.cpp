@@ -63,17 +63,6 @@ nlohmann::json data_use(int read, std::size_t used, const std::map<std::string, 
 // kernels do fewer multiplies than the direct count (Lambda's FP32 SSD300 runs imply > 0.8 of it).
 constexpr double kMaxPlausibleMfu = 0.8;
 
-struct RunRow {
-  const RunRecord* record;
-  ResolvedJob job, blind_job;
-  double analytical = 0, composed = 0, blind_composed = 0;
-  double compute_only = 0;  // learned compute level, analytical communication, no aggregator
-  double learned_share = 0;  // compute_learned_share of the composed step
-  std::vector<float> features, blind_features;
-  std::string precision, gpu_family, model, gpu;
-  StepParts composed_parts;  // for the calibration evaluation
-};
-
 std::string format_g(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.9g", v);
@@ -177,26 +166,13 @@ TrainResult train_bundle(const TrainOptions& o) {
   if (rows.size() < 30) throw InputError(runs.path, 0, 0, "", "fewer than 30 usable runs");
   o.log("aggregator rows: " + std::to_string(rows.size()));
 
-  DenseMatrix ax, bx;
-  std::vector<float> ay, by;
-  std::vector<double> measured, analytical, composed;
-  std::vector<std::string> keys, models, gpus, precisions, families;
-  std::vector<int> num_gpus;
-  for (const auto& r : rows) {
-    ax.add_row(r.features);
-    bx.add_row(r.blind_features);
-    ay.push_back(static_cast<float>(std::log(r.record->step_time_s / r.composed)));
-    by.push_back(static_cast<float>(std::log(r.record->step_time_s / r.blind_composed)));
-    measured.push_back(r.record->step_time_s);
-    analytical.push_back(r.analytical);
-    composed.push_back(r.composed);
-    keys.push_back(r.record->run_id);
-    models.push_back(r.model);
-    gpus.push_back(r.gpu);
-    precisions.push_back(r.precision);
-    families.push_back(r.gpu_family);
-    num_gpus.push_back(r.job.job.cluster.num_gpus);
-  }
+  const AggregatorTable aggregator_table(rows);
+  const DenseMatrix &ax = aggregator_table.x, &bx = aggregator_table.blind_x;
+  const std::vector<float> &ay = aggregator_table.y, &by = aggregator_table.blind_y;
+  const std::vector<double> &measured = aggregator_table.measured, &analytical = aggregator_table.analytical, &composed = aggregator_table.composed;
+  const std::vector<std::string> &keys = aggregator_table.keys, &models = aggregator_table.models, &gpus = aggregator_table.gpus,
+                                 &precisions = aggregator_table.precisions, &families = aggregator_table.families, &codebases = aggregator_table.codebases;
+  const std::vector<int>& num_gpus = aggregator_table.num_gpus;
   if (!o.export_rows.empty()) export_aggregator_rows(o.export_rows, rows);
   // Chosen on the CV splits, judged on the mean over seeds 7 and 1-5 (scripts/cv_seed_spread.py):
   // depth 6 with 300 rounds at eta 0.05 beat depth 5 / 150 / 0.08 on 5-fold (6.45 vs 7.14 %),
@@ -213,7 +189,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   agg.monotone = {{"log_intra_bandwidth", -1}, {"log_inter_node_bandwidth", -1}, {"comm_exposed_share", 1}};
   agg.threads = 1;  // ~2k rows: one thread per booster, the CV folds run in parallel instead
 
-  auto report_block = [&](const std::vector<double>& pred) {
+  const ReportBlock report_block = [&](const std::vector<double>& pred) {
     std::vector<std::size_t> kept;
     const auto ape = ape_of(measured, pred, &kept);
     return nlohmann::json{{"overall", to_json(error_stats(ape))},
@@ -232,146 +208,16 @@ TrainResult train_bundle(const TrainOptions& o) {
     for (const auto& r : rows) share += r.learned_share;
     metrics["runs"]["compute_learned_share_mean"] = std::round(1000 * share / static_cast<double>(rows.size())) / 1000;
   }
-  std::vector<std::string> codebases;
   std::vector<std::vector<float>> feature_rows;
-  for (const auto& r : rows) codebases.push_back(r.record->codebase), feature_rows.push_back(r.features);
-  std::map<std::string, std::vector<double>> oof_columns;
-  CorrectionShrinkage shrinkage;  // without cross-validation: the whole typical correction everywhere
-  nlohmann::json interval_json;
-  for (const char* band : kBandNames) interval_json[band] = {{"log_q_low", 0.0}, {"log_q_high", 0.0}};
-  if (o.cross_validate) {
-    // Honest splits first (leave one codebase / precision out, scale extrapolation at the 80th
-    // percentile GPU count): the shrinkage of the typical correction is fitted on them, then every
-    // split is judged with it.
-    std::vector<int> sorted_gpus = num_gpus;
-    std::sort(sorted_gpus.begin(), sorted_gpus.end());
-    const int scale_cut = sorted_gpus[static_cast<std::size_t>(0.8 * static_cast<double>(sorted_gpus.size() - 1))];
-    Split scale = scale_split(num_gpus, scale_cut);
-    scale.name = "scale_extrapolation";
-    const std::vector<Split> splits = {group_split("leave_one_codebase_out", codebases),
-                                       group_split("leave_one_precision_out", precisions), scale,
-                                       kfold_split(keys, 5), group_split("leave_one_model_out", models),
-                                       group_split("leave_one_gpu_out", gpus)};
-    metrics["scale_extrapolation_max_train_gpus"] = scale_cut;
-    std::vector<HeldOutCorrections> held;
-    const RowDomains domains{precisions, gpus, models};
-    for (const auto& split : splits) {
-      held.push_back(held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, &domains));
-      o.log(split.name + ": held-out corrections done");
-    }
-    const ShrinkageFitRows fit_rows{composed, analytical, measured, codebases};
-    shrinkage.known = fit_shrinkage({&held[1], &held[2], &held[3], &held[4], &held[5]}, fit_rows, true);
-    shrinkage.unknown = fit_shrinkage({&held[0]}, fit_rows, false);
-    auto shrinkage_json = [](const Shrinkage& x) {
-      return nlohmann::json{{"max_share", x.max_share}, {"half_support_runs", x.half_support_runs},
-                            {"extrapolating_share", x.extrapolating_share}};
-    };
-    metrics["shrinkage"] = {{"known_codebase", shrinkage_json(shrinkage.known)},
-                            {"known_codebase_fitted_on", {"leave_one_precision_out", "scale_extrapolation", "kfold", "leave_one_model_out", "leave_one_gpu_out"}},
-                            {"unknown_codebase", shrinkage_json(shrinkage.unknown)},
-                            {"unknown_codebase_fitted_on", {"leave_one_codebase_out"}}};
-    // Bands: 10 % / 90 % quantiles of the held-out log residuals of all six splits, pooled by what
-    // the predictor knows of a job: whether it names a trained codebase, what it has that no training
-    // run had (a precision, GPU or model) and whether it extrapolates.
-    std::map<std::string, std::vector<double>> pooled;
-    for (const auto& h : held)
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const double c = held_out_log_correction(h, i, shrinkage);
-        if (!std::isfinite(c)) continue;
-        const double r = std::log(measured[i] / (composed[i] * std::exp(c)));
-        const bool known = std::isfinite(h.offset[i]);
-        pooled[band_name(known, h.novelty[i], h.support[i])].push_back(r);
-        pooled[known ? "known_codebase" : "unknown_codebase"].push_back(r);
-      }
-    for (const char* band : kBandNames) {
-      // Too few held-out rows in a band: the pooled residuals of its known / unknown group.
-      const auto& r = pooled[band].size() >= 20 ? pooled[band]
-                                                : pooled[std::string(band).rfind("known", 0) == 0 ? "known_codebase" : "unknown_codebase"];
-      interval_json[band] = {{"log_q_low", quantile(r, 0.1)}, {"log_q_high", quantile(r, 0.9)}, {"rows", r.size()}};
-    }
-    for (std::size_t s = 0; s < splits.size(); ++s) {
-      const auto& split = splits[s];
-      const auto& h = held[s];
-      std::vector<double> full(rows.size(), std::nan("")), typical(rows.size(), std::nan(""));
-      int inside = 0, total = 0;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const double c = held_out_log_correction(h, i, shrinkage);
-        if (!std::isfinite(c)) continue;
-        full[i] = composed[i] * std::exp(c);
-        typical[i] = composed[i] * std::exp(shrinkage.unknown.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]));
-        // Coverage of the band the row would get.
-        const auto& q = interval_json[band_name(std::isfinite(h.offset[i]), h.novelty[i], h.support[i])];
-        const double r = std::log(measured[i] / full[i]);
-        ++total;
-        inside += r >= q["log_q_low"].get<double>() && r <= q["log_q_high"].get<double>();
-      }
-      metrics["cv"][split.name] = {{"learned", report_block(full)}, {"typical_codebase", report_block(typical)}};
-      metrics["cv"][split.name]["band_coverage"] = total ? std::round(1000.0 * inside / total) / 1000 : 0.0;
-      std::vector<double> held_measured;
-      std::map<std::string, std::vector<double>> ladder;
-      std::map<std::string, std::map<std::string, std::pair<std::vector<double>, std::vector<double>>>> by_codebase;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (!std::isfinite(full[i])) continue;
-        held_measured.push_back(measured[i]);
-        const std::pair<const char*, double> levels[] = {{"analytical", rows[i].analytical}, {"compute", rows[i].compute_only},
-                                                         {"compute_communication", rows[i].composed}, {"full", full[i]}};
-        for (const auto& [level, v] : levels) {
-          ladder[level].push_back(v);
-          by_codebase[codebases[i]][level].first.push_back(measured[i]);
-          by_codebase[codebases[i]][level].second.push_back(v);
-        }
-      }
-      for (const auto& [level, pred] : ladder) metrics["ladder"][split.name][level] = to_json(error_stats(ape_of(held_measured, pred)));
-      if (split.name == "leave_one_codebase_out") {
-        double macro_an = 0, macro_full = 0;
-        for (const auto& [cb, levels] : by_codebase) {
-          for (const auto& [level, mp] : levels)
-            metrics["by_codebase"][cb][level] = to_json(error_stats(ape_of(mp.first, mp.second)));
-          macro_an += metrics["by_codebase"][cb]["analytical"]["mape"].get<double>() / static_cast<double>(by_codebase.size());
-          macro_full += metrics["by_codebase"][cb]["full"]["mape"].get<double>() / static_cast<double>(by_codebase.size());
-        }
-        metrics["by_codebase_macro"] = {{"analytical", std::round(100 * macro_an) / 100}, {"full", std::round(100 * macro_full) / 100}};
-      }
-      oof_columns[split.name] = full;
-      o.log(split.name + ": learned " + metrics["cv"][split.name]["learned"]["overall"].dump() + ", band coverage " +
-            metrics["cv"][split.name]["band_coverage"].dump());
-    }
-    // The precision-blind ablation on the splits that judge precision: same mixed model, no
-    // precision features, the whole correction (its composed step is the FP32 one, far off).
-    const CorrectionShrinkage whole;
-    for (const auto& split : {splits[1], splits[3]}) {
-      const auto h = held_out_corrections(bx, by, codebases, run_feature_names(true), agg, split, workers);
-      std::vector<double> pb(rows.size(), std::nan(""));
-      for (std::size_t i = 0; i < rows.size(); ++i)
-        if (const double c = held_out_log_correction(h, i, whole); std::isfinite(c)) pb[i] = rows[i].blind_composed * std::exp(c);
-      metrics["cv"][split.name]["blind"] = report_block(pb);
-    }
-  }
-  std::string calibration_md;
-  if (o.cross_validate) {
-    // Calibration is for stacks the bundle never saw: each stack's runs get an aggregator trained
-    // without that stack, then one run calibrates the others on top of the learned answer
-    // (calibration_eval.hpp). A stack of one run has no pair to evaluate, so it only ever trains.
-    // (Calibrating the composed step instead, replacing the learned correction, was measured:
-    // stack-weighted 19.0 % against 12.3 % on top of the learned answer; not kept.)
-    std::vector<std::string> stacks;
-    for (const auto& r : rows) stacks.push_back(r.record->stack);
-    const Split split = group_split("leave_one_stack_out", stacks, 2);
-    const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers);
-    std::vector<CalibrationEvalRow> eval_rows;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const double c = held_out_log_correction(h, i, shrinkage);
-      if (!std::isfinite(c)) continue;
-      StepParts parts = rows[i].composed_parts;
-      parts.scale(std::exp(c));
-      eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
-    }
-    const auto evaluation = evaluate_calibration(eval_rows);
-    metrics["calibration"] = evaluation.metrics;
-    calibration_md = evaluation.markdown;
-    o.log("calibration: " + metrics["calibration"]["overall"].dump() + " smallest->largest " +
-          metrics["calibration"]["smallest_to_largest"].dump());
-  }
+  for (const auto& r : rows) feature_rows.push_back(r.features);
+  // Held-out splits: shrinkage, bands, each split's figures (train_aggregator_cv.cpp).
+  const AggregatorCv cv = o.cross_validate ? cross_validate_aggregator(o, rows, aggregator_table, agg, workers, report_block, metrics)
+                                           : AggregatorCv{};
+  const CorrectionShrinkage& shrinkage = cv.shrinkage;
+  const nlohmann::json& interval_json = cv.interval;
+  const auto& oof_columns = cv.oof_columns;
+  const std::string calibration_md =
+      o.cross_validate ? evaluate_calibration_held_out(o, rows, aggregator_table, agg, workers, shrinkage, metrics) : std::string();
   // The memory estimate against published peaks: a report, not a level (nothing is fitted to them).
   std::string memory_md;
   if (const fs::path memory_csv = fs::path(o.data_dir) / "memory.csv"; fs::is_regular_file(memory_csv)) {
@@ -452,7 +298,7 @@ TrainResult train_bundle(const TrainOptions& o) {
       std::snprintf(b, sizeof b, "%.6g", v);
       return std::string(b);
     };
-    auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns[n][i]) : std::string(); };
+    auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns.at(n)[i]) : std::string(); };
     csv += csv_line({keys[i], models[i], gpus[i], precisions[i], std::to_string(num_gpus[i]), g(measured[i]),
                      g(analytical[i]), g(rows[i].compute_only), g(composed[i]), g(rows[i].learned_share), codebases[i], col("kfold"), col("leave_one_model_out"),
                      col("leave_one_gpu_out"), col("scale_extrapolation"), col("leave_one_codebase_out"), col("leave_one_precision_out")});
@@ -464,7 +310,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   if (!calibration_md.empty()) write_file_atomically((report_dir / "calibration.md").string(), calibration_md);
   if (oof_columns.count("leave_one_model_out"))
     write_file_atomically((report_dir / "predicted_vs_measured.svg").string(),
-                          scatter_svg(measured, oof_columns["leave_one_model_out"], precisions,
+                          scatter_svg(measured, oof_columns.at("leave_one_model_out"), precisions,
                                       "leave-one-model-out: predicted vs measured step time"));
   return result;
 }

@@ -2,6 +2,7 @@
 // Private to libtrain: train_bundle (trainer.cpp) fits its levels in one file each (train_compute.cpp,
 // train_communication.cpp) and its report (train_report.cpp), and shares these helpers with them.
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/calibration.hpp"
 #include "ptp/predict/learned/dense_matrix.hpp"
+#include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/learned_models.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/train/booster.hpp"
@@ -64,6 +67,50 @@ struct CommunicationLevel {
 CommunicationLevel train_communication_level(const TrainOptions& o, const Catalogs& catalogs,
                                              const Table<CollectiveRecord>& colls, const BoosterParams& params,
                                              nlohmann::json& metrics);
+
+// One published run as the aggregator sees it: its job (and the precision-blind twin), the
+// analytical, compute-only and composed steps, and the feature rows.
+struct RunRow {
+  const RunRecord* record;
+  ResolvedJob job, blind_job;
+  double analytical = 0, composed = 0, blind_composed = 0;
+  double compute_only = 0;  // learned compute level, analytical communication, no aggregator
+  double learned_share = 0;  // compute_learned_share of the composed step
+  std::vector<float> features, blind_features;
+  std::string precision, gpu_family, model, gpu;
+  StepParts composed_parts;  // for the calibration evaluation
+};
+
+// The aggregator's table, one entry per run in the order of the rows: features, targets
+// (log(measured / composed)), and what the splits group by.
+struct AggregatorTable {
+  DenseMatrix x, blind_x;
+  std::vector<float> y, blind_y;
+  std::vector<double> measured, analytical, composed;
+  std::vector<std::string> keys, models, gpus, precisions, families, codebases;
+  std::vector<int> num_gpus;
+  explicit AggregatorTable(const std::vector<RunRow>& rows);
+};
+
+// A set of predictions' error report (overall, by precision, GPU family and model).
+using ReportBlock = std::function<nlohmann::json(const std::vector<double>&)>;
+
+// What the held-out splits give the bundle: the fitted shrinkage, the bands (manifest `interval`),
+// and each split's held-out predictions (report/predictions.csv). Without cross-validation: the
+// whole correction everywhere and zero-width bands.
+nlohmann::json uncalibrated_bands();
+struct AggregatorCv {
+  CorrectionShrinkage shrinkage;
+  nlohmann::json interval = uncalibrated_bands();
+  std::map<std::string, std::vector<double>> oof_columns;
+};
+AggregatorCv cross_validate_aggregator(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
+                                       const BoosterParams& agg, int workers, const ReportBlock& report_block,
+                                       nlohmann::json& metrics);
+// Calibration on stacks the aggregator never saw (calibration_eval.hpp); returns calibration.md.
+std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
+                                          const BoosterParams& agg, int workers, const CorrectionShrinkage& shrinkage,
+                                          nlohmann::json& metrics);
 
 // report/report.md's text from the metrics (train_report.cpp).
 std::string report_markdown(const TrainOptions& o, std::size_t runs_used, int runs_total, std::size_t op_rows,
