@@ -88,7 +88,8 @@ TEST_CASE("cost CLI: a GPU the catalog does not price", "[cli][cost]") {
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);  // the summary and one warning
   CHECK_THAT(r.err, Catch::Contains("warning: 1 of 2 ranked configurations are priced by a default") &&
                         Catch::Contains("rtx-a6000"));
-  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) {
+  const auto ranked = nlohmann::json::parse(r.out);  // a named object: the loop below refers into it
+  for (const auto& row : ranked["rows"]) {
     const auto& p = row["prediction"];
     CHECK(p["cost"]["source"] == (p["gpu"] == "rtx-a6000" ? "default" : "job"));
     CHECK(p["cost"]["usd_per_gpu_hour"].get<double>() == 1.5);
