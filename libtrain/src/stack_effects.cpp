@@ -60,10 +60,8 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
       h.typical[i] = p[j];
       if (auto it = fit.offsets.find(codebases[i]); it != fit.offsets.end()) h.offset[i] = it->second;
       if (domains)
-        h.novelty[i] = !precisions.count(domains->precisions[i]) ? Novelty::precision
-                       : !gpus.count(domains->gpus[i])           ? Novelty::gpu
-                       : !models.count(domains->models[i])       ? Novelty::model
-                                                                 : Novelty::none;
+        h.novelty[i] = novelty_of(precisions.count(domains->precisions[i]) > 0, gpus.count(domains->gpus[i]) > 0,
+                                  models.count(domains->models[i]) > 0);
       if (described) h.support[i] = space.of(x.row(i));
       else h.support[i].runs_near = 1;  // the precision-blind ablation is judged as if supported
     }
@@ -71,11 +69,18 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
   return h;
 }
 
+namespace {
+// Row i's held-out log correction under one shrinkage (the row's offset added when its fold trained
+// on its codebase).
+double log_correction_under(const HeldOutCorrections& h, std::size_t i, const Shrinkage& s) {
+  return s.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]) +
+         (std::isfinite(h.offset[i]) ? h.offset[i] : 0.0);
+}
+}  // namespace
+
 double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s) {
   if (!std::isfinite(h.typical[i])) return std::nan("");
-  const bool known = std::isfinite(h.offset[i]);
-  return (known ? s.known : s.unknown).log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]) +
-         (known ? h.offset[i] : 0.0);
+  return log_correction_under(h, i, std::isfinite(h.offset[i]) ? s.known : s.unknown);
 }
 
 namespace {
@@ -88,8 +93,7 @@ double split_score(const HeldOutCorrections& h, const Shrinkage& s, const Shrink
   int n = 0;
   for (std::size_t i = 0; i < rows.measured.size(); ++i) {
     if (!std::isfinite(h.typical[i]) || std::isfinite(h.offset[i]) != known_codebase) continue;
-    const double c = s.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]) +
-                     (known_codebase ? h.offset[i] : 0.0);
+    const double c = log_correction_under(h, i, s);
     const double ape = std::fabs(rows.composed[i] * std::exp(c) - rows.measured[i]) / rows.measured[i];
     sum += ape;
     ++n;

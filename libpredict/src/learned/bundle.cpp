@@ -147,6 +147,9 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
                 domain.at("models").is_array() &&
                 (!domain.contains("model_parallel") || domain["model_parallel"].is_boolean()),
             manifest_path, "domain", "expected {precisions: [...], gpus: [...], models: [...], model_parallel: true|false}");
+    for (const auto& [key, into] : {std::pair{"precisions", &b.trained_precisions}, std::pair{"gpus", &b.trained_gpus},
+                                    std::pair{"models", &b.trained_models}})
+      for (const auto& v : domain.at(key)) into->insert(v.get<std::string>());
     const auto& offsets = m.at("codebase_offsets");
     require(offsets.is_object(), manifest_path, "codebase_offsets", "expected {codebase: log offset}");
     for (const auto& [name, v] : offsets.items()) {
@@ -193,20 +196,9 @@ std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, c
   return "";
 }
 
-namespace {
-bool lists(const nlohmann::json& domain, const char* key, const std::string& id) {
-  for (const auto& v : domain.at(key))
-    if (v == id) return true;
-  return false;
-}
-}  // namespace
-
 Novelty LearnedBundle::novelty_of(const ResolvedJob& job) const {
-  const auto& domain = manifest_.at("domain");
-  if (!lists(domain, "precisions", job.policy->id)) return Novelty::precision;
-  if (!lists(domain, "gpus", job.gpu->id)) return Novelty::gpu;
-  if (!lists(domain, "models", job.job.model)) return Novelty::model;
-  return Novelty::none;
+  return ptp::novelty_of(trained_precisions.count(job.policy->id) > 0, trained_gpus.count(job.gpu->id) > 0,
+                         trained_models.count(job.job.model) > 0);
 }
 
 Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base) const {
@@ -254,8 +246,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
                          " % of the learned correction applied, band widened");
   }
   const Novelty novelty = novelty_of(job);
-  static constexpr const char* kNoveltyNames[] = {"", "model", "gpu", "precision"};
-  s.novelty = kNoveltyNames[static_cast<int>(novelty)];
+  s.novelty = novelty_name(novelty);
   if (novelty == Novelty::precision)
     p.warnings.push_back("the bundle has no training runs in " + job.policy->id +
                          ": its correction comes from the other precisions (leave-one-precision-out in its report)");

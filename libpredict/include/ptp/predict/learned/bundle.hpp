@@ -24,6 +24,19 @@ inline constexpr int kBundleSchemaVersion = 3;
 // What a job has that no training run of the bundle had, the most telling first: a precision, a GPU
 // or a model (leave-one-precision-, GPU- and model-out measure how far each moves the error).
 enum class Novelty { none, model, gpu, precision };
+inline Novelty novelty_of(bool precision_trained, bool gpu_trained, bool model_trained) {
+  return !precision_trained ? Novelty::precision : !gpu_trained ? Novelty::gpu : !model_trained ? Novelty::model : Novelty::none;
+}
+// As predictor.support.new says it ("" for none).
+inline const char* novelty_name(Novelty n) {
+  switch (n) {
+    case Novelty::none: return "";
+    case Novelty::model: return "model";
+    case Novelty::gpu: return "gpu";
+    case Novelty::precision: return "precision";
+  }
+  return "";
+}
 // The bands a prediction can get (manifest `interval`): by whether the job names a codebase the
 // bundle has runs of; then, for a named codebase, by what the job brings that no training run had;
 // then by its support (support.hpp): extrapolating, or how far the nearest training run lies (a job
@@ -68,6 +81,8 @@ class LearnedBundle {
   static std::string describe_domain_gap(const nlohmann::json& manifest, const ResolvedJob& job);
   // What the job has that no training run had (manifest `domain`), for its band.
   Novelty novelty_of(const ResolvedJob& job) const;
+  // The manifest's `domain` lists, read once at load: novelty_of runs on every prediction.
+  std::set<std::string> trained_precisions, trained_gpus, trained_models;
 
   std::unique_ptr<LearnedOpModel> compute;
   std::unique_ptr<LearnedCollectiveModel> communication;
