@@ -102,7 +102,8 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   const auto& mem = job.memory;
   // Sharded weights are FSDP's (or ZeRO-3's) own mixed precision: the FP32 shard is the master, and
   // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss
-  // and norms does not follow from the sharding, so an implied convention keeps the policy default's.
+  // and norms, what its selective recompute redoes and what its FP8 GEMMs stash do not follow from
+  // the sharding, so an implied convention keeps the policy default's.
   const MemoryConvention& implied = default_memory_convention(p);
   const bool implied_fsdp = mem.convention.empty() && shards_weights(job.sharding) && p.half_precision &&
                             !p.weight_cast_each_step;
@@ -115,6 +116,8 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   if (implied_fsdp) {
     if (mem.cross_entropy.empty()) r.state.cross_entropy = implied.cross_entropy;
     r.state.eager_norms = implied.eager_norms;
+    r.state.selective = implied.selective;
+    r.state.stashes_fp8_inputs = implied.stashes_fp8_inputs;
   }
   if (job.finetune.quantized_base())
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double

@@ -26,6 +26,7 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row) {
   if (row.sharding.empty() || (megatron && r.sharding == Sharding::none))
     r.sharding = r.framework_key == "megatron-2021" ? Sharding::none : megatron ? Sharding::zero1 : Sharding::fsdp;
   r.sequence_parallel = row.tp > 1 && (megatron || r.framework_key == "torchtitan");
+  if (r.framework_key == "torchtitan") r.memory_convention = "fsdp";
   r.batch = row.batch;
   r.grad_accum = row.grad_accum;
   if (r.framework_key == "torchtitan" && row.pp > 1 && row.batch > 1) {

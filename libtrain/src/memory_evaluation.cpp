@@ -22,6 +22,7 @@
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/model_zoo.hpp"
+#include "ptp/train/llm_row_reading.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
@@ -121,12 +122,24 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
   // Megatron (ms-swift mcore rows say so) and torchtitan's TP plan shard the norms/dropout regions
   // over the TP ranks (sequence parallel).
   const bool sp = tp > 1 && (contains(c("fused_or_compile"), "sequence parallel") || e.origin == "torchtitan");
+  // torchtitan's local batch under a pipeline is split as its throughput rows are (llm_row_reading).
+  double grad_accum = 0;
+  if (e.origin == "torchtitan") {
+    PublishedLlmRun published;
+    published.framework = "torchtitan";
+    published.pp = static_cast<int>(pp);
+    published.batch = static_cast<double>(mb);
+    const LlmRunReading reading = read_llm_run(published);
+    mb = static_cast<long>(reading.batch);
+    grad_accum = reading.grad_accum;
+  }
   std::ostringstream y;
   y << "model: " << e.model << "\nprecision: " << e.precision << "\nbatch_size: " << mb << "\nseq_len: " << seq
     << "\noptimizer: " << c("optimizer") << "\ncluster: {gpu: " << e.gpu << ", num_gpus: " << gpus
     << ", gpus_per_node: " << gpn << "}\nparallelism: {tensor: " << tp << ", pipeline: " << pp
     << ", context: " << cp << ", expert: " << ep << "}\nsequence_parallel: " << (sp ? "true" : "false")
     << "\nsharding: " << c("sharding") << "\nactivation_checkpointing: " << c("activation_checkpointing") << "\n";
+  if (grad_accum > 1) y << "grad_accum: " << static_cast<long>(grad_accum) << "\n";
   if (e.finetune != "full") {
     y << "finetune: {method: " << e.finetune << ", rank: " << rank;
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";

@@ -212,6 +212,7 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   const LlmRunReading reading = read_llm_run(published);
   j.sharding = reading.sharding;
   j.parallelism.sequence_parallel = reading.sequence_parallel;
+  j.memory.convention = reading.memory_convention;
   j.cluster.gpus_per_node = reading.gpus_per_node;
   if (j.batch_size > 0) j.batch_size = reading.batch;
   if (reading.grad_accum > 0) j.grad_accum = static_cast<int>(std::lround(reading.grad_accum));

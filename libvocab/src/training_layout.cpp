@@ -49,7 +49,7 @@ bool shards_weights(Sharding s) {
 const EnumNames<Recompute>& recompute_names() {
   static const EnumNames<Recompute> names = {
       {Recompute::none, "none", "every activation the backward needs is kept"},
-      {Recompute::selective, "selective", "attention scores, softmax, norms and elementwise ops are redone"},
+      {Recompute::selective, "selective", "what the framework redoes selectively (memory.convention): the ops on attention scores (Megatron), or all but every second matmul and the fused attention (torchtitan)"},
       {Recompute::full, "full", "each block's forward is redone in the backward"},
   };
   return names;

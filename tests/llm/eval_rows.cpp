@@ -98,6 +98,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   const bool sp = reading.sequence_parallel;
   y << "sequence_parallel: " << (sp ? "true" : "false") << "\n";
   y << "sharding: " << e.sharding << "\nactivation_checkpointing: " << e.recompute << "\n";
+  if (!reading.memory_convention.empty()) y << "memory: {convention: " << reading.memory_convention << "}\n";
   e.job_yaml = y.str();
   return e;
 }

@@ -239,10 +239,19 @@ TEST_CASE("memory per GPU for tensor, pipeline and recomputation choices", "[llm
   CHECK(pp4.weights == Approx(tp1.weights / 4).epsilon(0.05));
   CHECK(pp4.activations == Approx(tp1.activations).epsilon(0.1));
   // Recomputation: full keeps one block input per block, selective drops what it recomputes.
+  // Megatron's selective (the default convention here) checkpoints the fused attention kernel: it
+  // keeps q, k, v as the checkpoint's inputs and drops only the kernel's own output.
   const auto full = mem("", "full"), selective = mem("", "selective");
   CHECK(full.activations < selective.activations);
   CHECK(selective.activations < tp1.activations);
+  CHECK(selective.activations > 0.9 * tp1.activations);
   CHECK(full.activations < tp1.activations / 5);
+  // torchtitan's per-op policy (convention fsdp) keeps the block input, the attention output and
+  // every second matmul's output: far less than everything, more than full recompute.
+  const auto sac = mem("memory: {convention: fsdp}\n", "selective");
+  const auto kept_all = mem("memory: {convention: fsdp}\n");
+  CHECK(sac.activations < 0.8 * kept_all.activations);
+  CHECK(sac.activations > full.activations);
 }
 
 TEST_CASE("the breakdown composes the iteration; the bubble is (pp-1)/(vp m) of the micro-batch work",
@@ -294,6 +303,45 @@ TEST_CASE("recomputation costs a forward pass (full) or the cheap ops (selective
   CHECK(sel.breakdown.recompute < 0.3 * full.breakdown.recompute);
   CHECK(full.iteration_s > sel.iteration_s);
   CHECK(full.memory.activations < sel.memory.activations);
+}
+
+TEST_CASE("selective recomputation is the framework's: Megatron redoes the core attention, torchtitan all but every "
+          "second matmul",
+          "[llm][step][memory]") {
+  auto run = [](const std::string& convention, const std::string& ckpt) {
+    return predict(llm_job("llama3-8b", 8,
+                           "sharding: fsdp\nmemory: {convention: " + convention + "}\nactivation_checkpointing: " + ckpt +
+                               "\n",
+                           "bf16", "h100-sxm5-80gb", 8192, 8));
+  };
+  const auto megatron = run("megatron", "selective"), sac = run("fsdp", "selective"), full = run("fsdp", "full"),
+             none = run("fsdp", "none");
+  // Megatron reruns the fused attention kernel only.
+  CHECK(megatron.breakdown.recompute > 0);
+  CHECK(megatron.breakdown.recompute < 0.3 * full.breakdown.recompute);
+  // torchtitan reruns k, o and up of Llama's seven matmuls, and every norm and elementwise op.
+  CHECK(sac.breakdown.recompute > 1.5 * megatron.breakdown.recompute);
+  CHECK(sac.breakdown.recompute < 0.6 * full.breakdown.recompute);
+  CHECK(sac.memory.activations < none.memory.activations);
+  CHECK(sac.memory.activations > full.memory.activations);
+}
+
+TEST_CASE("FP8 stashes: Transformer Engine keeps the FP8 GEMM inputs, torchao float8 the BF16 ones", "[llm][memory]") {
+  auto activations = [](const std::string& convention, const std::string& precision) {
+    return predict(llm_job("llama3-8b", 8, "memory: {convention: " + convention + "}\n", precision)).memory.activations;
+  };
+  CHECK(activations("megatron", "fp8") < 0.9 * activations("megatron", "bf16"));
+  CHECK(activations("fsdp", "fp8") == Approx(activations("fsdp", "bf16")));
+}
+
+TEST_CASE("FSDP under a pipeline keeps a stage's gradients unsharded until its last micro-batch", "[llm][memory]") {
+  auto mem = [](const std::string& layout) {
+    return predict(llm_job("llama3-70b", 64, "sharding: fsdp\n" + layout, "bf16", "h100-sxm5-80gb", 4096, 256)).memory;
+  };
+  const auto flat = mem(""), piped = mem("parallelism: {pipeline: 4}\n");
+  // 64-way sharded without a pipeline; a quarter of the model, whole, on each stage with one.
+  CHECK(piped.gradients == Approx(flat.gradients * 64 / 4).epsilon(0.1));
+  CHECK(piped.optimizer_state == Approx(flat.optimizer_state * 64 / 16 / 4).epsilon(0.1));
 }
 
 TEST_CASE("FSDP traffic is overlapped but not free; one GPU has none", "[llm][step]") {

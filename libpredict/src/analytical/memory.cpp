@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "parallelism.hpp"
+#include "recompute_policy.hpp"
 #include "step_memo.hpp"
 
 namespace ptp {
@@ -17,48 +18,54 @@ double optimizer_states(const std::string& opt) {
   return 2;  // adam, adamw, lamb
 }
 
-// Bytes an op stashes for backward. FP8 recipes (Transformer Engine) keep the FP8 casts of GEMM
-// inputs, which the backward GEMMs read, instead of the BF16 tensors. The loss holds the logits as
-// the convention's cross-entropy does; eager norms add the FP32 copy of their input.
+// Bytes an op stashes for backward. FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer
+// Engine) stash those instead of the 16-bit tensors. The loss holds the logits as the convention's
+// cross-entropy does; eager norms add the FP32 copy of their input.
 double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
   if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
-  const bool fp8_input = p.fp8_scaling && op.kind == OpKind::gemm;
+  const bool fp8_input = p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm;
   double bytes = op.saved * (fp8_input ? 1.0 : p.activation_bytes);
   if (op.kind == OpKind::norm && !op.batch_norm && st.eager_norms && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
   return bytes;
 }
 
 // Activation bytes one micro-batch leaves stashed on this stage, and the extra working set while
-// one block is recomputed.
+// one block's forward is redone in the backward.
 struct Stash {
   double kept = 0, working = 0;
 };
 Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
+  const auto redone = forward_redone(s.ops, l.recompute, ts.selective);
+  const bool keeps_outputs = l.recompute == Recompute::full ||
+                             (l.recompute == Recompute::selective && ts.selective == SelectiveRecompute::every_other_matmul);
   Stash st;
-  if (l.recompute == Recompute::none) {
-    for (const auto& op : s.ops) st.kept += saved_bytes(op, p, ts);
-    return st;
-  }
-  // Full: keep each block's input (split over TP ranks under sequence parallel) and rebuild one
-  // block at a time. Selective: drop what the recomputed ops (scores, softmax, norms, elementwise)
-  // would have stashed.
-  const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
-  double block_saved = 0, blocks = std::max(1, s.blocks);
-  const bool full = l.recompute == Recompute::full;
-  for (const auto& op : s.ops) {
+  double block_saved = 0, rebuilt = 0;
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
     const double bytes = saved_bytes(op, p, ts);
-    if (!op.in_block) {
-      st.kept += bytes;
+    if (op.in_block) block_saved += bytes;
+    if (!keeps_outputs || !op.in_block) {
+      // A checkpointed fused attention kernel keeps its inputs (q, k, v) as the checkpoint's, not
+      // its output; the score ops it stands for keep nothing.
+      const double kept_share = op.kind == OpKind::fused_attention && redone[i] > 0 && op.saved > 0
+                                    ? op.elements_in / op.saved
+                                    : 1 - redone[i];
+      st.kept += bytes * kept_share;
+      rebuilt += bytes * (1 - kept_share);
       continue;
     }
-    block_saved += bytes;
-    const bool dropped = full || (op.kind == OpKind::attention_bmm && op.on_scores) || op.kind == OpKind::softmax ||
-                         op.kind == OpKind::norm || op.kind == OpKind::elementwise;
-    if (!dropped) st.kept += bytes;
+    // A checkpointed block keeps its input and the outputs of the ops the backward does not redo
+    // (torchtitan's SAC caches them; full recompute caches none).
+    if (op.kind == OpKind::gemm || op.kind == OpKind::fused_attention)
+      st.kept += op.elements_out * (1 - redone[i]) * p.activation_bytes;
   }
-  if (l.recompute == Recompute::full) {
+  const double blocks = std::max(1, s.blocks);
+  if (keeps_outputs) {
+    const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
     st.kept += s.blocks * (l.hidden > 0 ? block_input * p.activation_bytes : 0);
     st.working = block_saved / blocks;
+  } else {
+    st.working = rebuilt / blocks;
   }
   return st;
 }
@@ -90,7 +97,10 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   if (l.shards_params()) m.weights += gathered * (p.half_precision ? std::min(st.param, 2.0) : st.param);
   m.weights += s.sparse_params * st.param;
   m.master_weights = sharded(l.shards_optimizer()) * st.master;
-  m.gradients = sharded(l.shards_grads()) * st.grad;
+  // Under a pipeline schedule FSDP keeps each stage's gradients unsharded across the micro-batches
+  // and reduce-scatters them after the last (torch.distributed.pipelining turns gradient sync off
+  // until then), accumulating at the reduce dtype, as the weights stay gathered above.
+  m.gradients = sharded(l.shards_grads() && l.pp == 1) * st.grad;
   m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_states(j.optimizer) * st.optimizer_state;
   // Transformer Engine's FP8 weight caches are per TP/EP shard, outside the optimizer's sharding.
   m.fp8_weight_copies = s.linear_params * st.fp8_weight_copies;

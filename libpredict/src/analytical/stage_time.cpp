@@ -5,23 +5,10 @@
 #include <map>
 
 #include "parallelism.hpp"
+#include "recompute_policy.hpp"
 #include "step_memo.hpp"
 
 namespace ptp {
-
-namespace {
-
-// Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
-// softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
-// GEMMs, the fused attention kernel and the Mamba-2 scan (a batched GEMM not on attention scores,
-// which Megatron's selective recompute leaves alone) keep their outputs.
-bool recomputed(const Op& op, Recompute policy) {
-  if (policy == Recompute::none || !op.in_block) return false;
-  if (policy == Recompute::full) return true;
-  return (op.kind == OpKind::attention_bmm && op.on_scores) || op.kind == OpKind::softmax || op.kind == OpKind::norm ||
-         op.kind == OpKind::elementwise;
-}
-}  // namespace
 
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
                      const ParallelConstants& pk) {
@@ -33,6 +20,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
   const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
+  const auto redone = forward_redone(s.ops, recompute, job.state.selective);
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const OpTime& ot = times[i];
@@ -46,10 +34,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
       t.gpu_learned += learned;
       if (ot.forward_s + ot.backward_s > learned) t.roofline_by_kind[op.kind] += ot.forward_s + ot.backward_s - learned;
     }
-    if (recomputed(op, recompute)) {
-      rec_gpu += ot.forward_s;
-      rec_launch += ot.forward_launch_s;
-    }
+    rec_gpu += redone[i] * ot.forward_s;
+    rec_launch += redone[i] * ot.forward_launch_s;
     if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) attention += ot.forward_s + ot.backward_s;
     if (op.uses_gemm_math && op.kind != OpKind::fused_attention && op.kind != OpKind::attention_bmm) {
       gemm_inputs += op.elements_in;

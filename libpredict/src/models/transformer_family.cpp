@@ -33,6 +33,13 @@ Op& split(Op& op) {
 }
 // Routed experts are divided over EP ranks and not over TP (expert tensor parallel size 1).
 void experts(Op& op, ExpertSplit how) { op.expert_split = how; }
+// The MLP activation. A gated one (SwiGLU, GeGLU) stashes both its inputs, the gate and the up
+// projection, for backward; GELU/ReLU its one input.
+Op& mlp_activation(GraphBuilder& g, const std::string& name, double elements, bool gated) {
+  Op& op = g.elementwise(name, elements, gated ? 2 : 1, gated ? 6 : 4);
+  op.saved = op.elements_in;
+  return op;
+}
 // Weight projections a fine-tuning method can target (LoRA): attention q/k/v/o, MLP gate/up/down.
 // `fused`: projections the op computes at once (QKV 3, KV 2, gate+up 2); `groups`: experts whose
 // weights the op concatenates.
@@ -86,14 +93,18 @@ void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   if (d.expert_latent > 0) g.linear("moe_latent_down", T, h, w, false);
   experts(g.elementwise("expert_dispatch", T * k * w, 1, 2), ExpertSplit::routed);
   experts(mlp_proj(g.linear("expert_up", rows, w, E * (gated ? 2 * f : f), false), gated ? 2 : 1, E), ExpertSplit::n);
-  experts(g.elementwise("expert_act", T * k * f, gated ? 2 : 1, gated ? 6 : 4), ExpertSplit::routed);
+  experts(mlp_activation(g, "expert_act", T * k * f, gated), ExpertSplit::routed);
   experts(mlp_proj(g.linear("expert_down", rows, E * f, w, false), 1, E), ExpertSplit::k);
-  experts(g.elementwise("expert_combine", T * w, k, 2), ExpertSplit::routed);
+  // The weighted sum of each token's k expert outputs keeps them (and the routing weights) for the
+  // gradient of the weights.
+  Op& combine = g.elementwise("expert_combine", T * w, k, 2);
+  combine.saved = combine.elements_in;
+  experts(combine, ExpertSplit::routed);
   if (d.expert_latent > 0) g.linear("moe_latent_up", T, w, h, false);
   if (d.shared_expert_ffn > 0) {
     const double sf = d.shared_expert_ffn;
     mlp_proj(column(g.linear("shared_up", T, h, gated ? 2 * sf : sf, false)), gated ? 2 : 1);
-    split(g.elementwise("shared_act", T * sf, gated ? 2 : 1, gated ? 6 : 4));
+    split(mlp_activation(g, "shared_act", T * sf, gated));
     mlp_proj(row(g.linear("shared_down", T, sf, h, false)));
   }
 }
@@ -139,7 +150,7 @@ void mlp_sublayer(GraphBuilder& g, const TransformerDims& d, double T, bool moe)
     return;
   }
   mlp_proj(column(g.linear("mlp_up", T, h, gated ? 2 * d.ffn : d.ffn, d.bias)), gated ? 2 : 1);
-  split(g.elementwise("mlp_act", T * d.ffn, gated ? 2 : 1, gated ? 6 : 4));
+  split(mlp_activation(g, "mlp_act", T * d.ffn, gated));
   mlp_proj(row(g.linear("mlp_down", T, d.ffn, h, d.bias)));
   if (d.dropout) g.elementwise("mlp_dropout", T * h, 1, 2);
   g.elementwise("mlp_residual", T * h, 2, 1);

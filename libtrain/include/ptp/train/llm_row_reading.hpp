@@ -27,11 +27,14 @@ struct PublishedLlmRun {
 // - other frameworks with no sharding named shard fully (FSDP), torchtitan with TP > 1 uses SP;
 // - torchtitan's batch is the local batch, which its pipeline schedules split into micro-batches of
 //   one sequence (pipeline_parallel_microbatch_size default);
+// - torchtitan stores its state as FSDP mixed precision does and recomputes per its op-level SAC
+//   policy (memory convention "fsdp"); the others take the precision's default convention;
 // - GB200/GB300 NVL72: the rack's NVLink domain is the node (64-GPU partitions beyond one rack).
 struct LlmRunReading {
   std::string framework_key;
   Sharding sharding = Sharding::none;
   bool sequence_parallel = false;
+  std::string memory_convention;  // empty: the precision policy's default
   double batch = 0, grad_accum = 0;  // grad_accum stays 0 when neither the row nor a rule states it
   int gpus_per_node = 8;
 };

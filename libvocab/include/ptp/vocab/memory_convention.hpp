@@ -18,13 +18,23 @@ enum class StateDtype { compute, fp32, fp32_unless_fp16 };
 
 // How the loss holds the logits at its peak (the start of backward), per logit element:
 //   fused   - Megatron's vocab-parallel cross-entropy: the logits + the FP32 softmax it saves;
-//   unfused - logits.float() then log_softmax (HF's loss, torchtitan): the logits, the FP32
-//             log-probabilities, their gradient and the FP32 gradient of the logits;
+//   unfused - logits.float() then log_softmax (HF's loss, torchtitan): the FP32 log-probabilities,
+//             their gradient and the FP32 gradient of the logits (the caller frees the 16-bit
+//             logits before backward: torchtitan `del pred`, HF Trainer keeps only the loss);
 //   chunked - the logits, upcast a chunk at a time (litgpt, torchtune's chunked loss): the logits
 //             and their gradient.
 enum class CrossEntropy { fused, unfused, chunked };
 const std::vector<std::string>& cross_entropy_names();  // indexed by CrossEntropy
 double logits_bytes(CrossEntropy ce, double activation_bytes);
+
+// What `activation_checkpointing: selective` redoes in the framework the convention stands for:
+//   core_attention      - Megatron-LM/NeMo `--recompute-granularity selective` (recompute module
+//                         core_attn): the attention scores, softmax and dropout on them; with a
+//                         fused (flash) attention kernel nothing else;
+//   every_other_matmul  - torchtitan's per-op SAC policy: per block, the outputs of the fused
+//                         attention kernel and of every second matmul (the 1st, 3rd, ... in forward
+//                         order) are kept with the block input, everything else is redone.
+enum class SelectiveRecompute { core_attention, every_other_matmul };
 
 struct MemoryConvention {
   std::string id;           // job-spec name: memory.convention
@@ -44,6 +54,10 @@ struct MemoryConvention {
   // Eager RMSNorm/LayerNorm modules (HF's LlamaRMSNorm, litgpt's RMSNorm) upcast their input and
   // keep that FP32 copy for backward, besides the 16-bit input.
   bool eager_norms;
+  SelectiveRecompute selective;
+  // Under an FP8 policy the GEMMs stash their FP8 input casts for backward (Transformer Engine);
+  // false where they stash the 16-bit inputs and re-cast them in backward (torchao float8).
+  bool stashes_fp8_inputs;
 };
 
 const std::vector<MemoryConvention>& memory_convention_table();
@@ -73,6 +87,8 @@ struct TrainingStateBytes {
   double fp8_weight_copies = 0;                                 // bytes per weight
   CrossEntropy cross_entropy = CrossEntropy::fused;
   bool eager_norms = false;
+  SelectiveRecompute selective = SelectiveRecompute::core_attention;
+  bool stashes_fp8_inputs = true;
 };
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
