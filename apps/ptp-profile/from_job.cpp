@@ -131,6 +131,146 @@ std::string optimizer_algo(const std::string& opt, std::set<std::string>& notes)
   return "adamw";
 }
 
+// A convolution as the three cuDNN passes, when its shape can be recovered; otherwise (and on the
+// host) as its implicit GEMM.
+void add_conv(Builder& b, const Op& op, const ResolvedJob& job) {
+  const std::string dt = gemm_dtype(op_math_mode(op, job), b.notes);
+  ConvShape s{};
+  if (!b.host && recover_conv(op, job.workload.samples, s) && dt.rfind("fp8", 0) != 0) {
+    const std::map<std::string, std::string> a{
+        {"n", num(s.n)},           {"c", num(s.c)}, {"h", num(s.h)},           {"w", num(s.h)},
+        {"k", num(s.k)},           {"r", num(s.r)}, {"s", num(s.r)},           {"stride", num(s.stride)},
+        {"pad", num(s.pad)},       {"dtype", dt},   {"layout", channels_first(job.job) ? "nchw" : "nhwc"}};
+    b.add("cudnn_conv_fwd", a);
+    if (op.input_grad) b.add("cudnn_conv_bwd_data", a);
+    if (!op.frozen) b.add("cudnn_conv_bwd_filter", a);
+  } else {
+    if (!b.host)
+      b.note("conv '" + op.name + "': N,C,H,W,K,R,S not recoverable (grouped, 1-D or non-square); profiled as its implicit GEMM");
+    b.gemm_fwd_bwd(op, dt);
+  }
+}
+
+// The microbenchmark points of one op of the workload.
+void add_op(Builder& b, const Op& op, const ResolvedJob& job) {
+  const Workload& w = job.workload;
+  const std::string io_dtype = storage_dtype(op_element_bytes(op, job), *job.policy);  // memory-bound ops
+  switch (op.kind) {
+    case OpKind::gemm:
+    case OpKind::attention_bmm:
+    case OpKind::rnn:
+      if (op.kind == OpKind::rnn) b.note("rnn: profiled as its per-step gate GEMM (m=batch, n=gates*hidden, k=in+hidden)");
+      b.gemm_fwd_bwd(op, gemm_dtype(op_math_mode(op, job), b.notes));
+      break;
+    case OpKind::fused_attention: {
+      // FlashAttention's two batched GEMMs (QK^T, PV) are the compute; no fused-kernel microbenchmark.
+      b.note("fused attention: profiled as its batched GEMMs (QK^T, PV and the backward dV/dK shape; no fused-attention microbenchmark)");
+      const std::string dt = gemm_dtype(op_math_mode(op, job), b.notes);
+      b.gemm(op.m, op.n, op.k, op.batch, dt);  // S = Q K^T
+      b.gemm(op.m, op.k, op.n, op.batch, dt);  // O = P V; backward dP = dO V^T, dQ = dS K: the same shapes
+      b.gemm(op.n, op.k, op.m, op.batch, dt, "wgrad");  // backward dV = P^T dO, dK = dS^T Q
+      break;
+    }
+    case OpKind::conv:
+      add_conv(b, op, job);
+      break;
+    case OpKind::norm: {
+      b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
+      const double cols = op.params > 0 ? op.params / 2 : 0;  // norm(): params = 2 * channels
+      if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
+        b.memory("cuda_layernorm", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
+                 op.elements_in);
+      else
+        b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
+      break;
+    }
+    case OpKind::softmax: {
+      const double cols = w.seq_len;
+      if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
+        b.memory("cuda_softmax", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
+                 op.elements_in);
+      else
+        b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
+      break;
+    }
+    case OpKind::loss: {  // softmax cross-entropy over rows x classes
+      const double rows = op.elements_out, cols = rows > 0 ? op.elements_in / rows : 0;
+      if (rows >= 1 && cols >= 1 && cols == std::floor(cols))
+        b.memory("cuda_softmax", {{"rows", num(rows)}, {"cols", num(cols)}, {"dtype", io_dtype}}, op.elements_in);
+      break;
+    }
+    case OpKind::elementwise:
+      if (op.elements_out >= 1)
+        b.add(b.host ? "host_elementwise" : "cuda_elementwise",
+              {{"op", elementwise_kind(op.name)}, {"elements", num(op.elements_out)}, {"dtype", io_dtype}});
+      break;
+    case OpKind::embedding:
+      if (op.m >= 1 && op.n >= 1 && op.k >= 1)
+        b.memory("cuda_embedding", {{"vocab", num(op.k)}, {"dim", num(op.n)}, {"tokens", num(op.m)}, {"dtype", io_dtype}},
+                 op.elements_out);
+      break;
+    case OpKind::pooling:
+      if (op.elements_in >= 1) b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
+      break;
+  }
+}
+
+// Optimizer step over the dense parameters (FP32 master weights when params are stored in 16 bits);
+// sharded optimizers (ZeRO/FSDP) step over this rank's 1/data_parallel share.
+void add_optimizer(Builder& b, const ResolvedJob& job, double dense_params, double step_params) {
+  if (dense_params < 1) return;
+  if (b.host) {
+    b.note("host: the optimizer step is not profiled (no host optimizer microbenchmark)");
+    return;
+  }
+  const PrecisionPolicy& pol = *job.policy;
+  b.add("cuda_optimizer", {{"algo", optimizer_algo(job.job.optimizer, b.notes)},
+                           {"fused", "true"},
+                           {"params", num(step_params)},
+                           {"dtype", storage_dtype(job.state.param, pol)}});
+  if (pol.dynamic_loss_scaling)
+    b.add("cuda_amp_unscale", {{"elements", num(step_params)}, {"dtype", storage_dtype(job.state.grad, pol)}});
+}
+
+// Gradient all-reduce in DDP buckets of 25 MB: full buckets plus the last partial one.
+void add_gradient_collectives(Builder& b, const ResolvedJob& job, double dense_params, bool sharded) {
+  if (job.data_parallel <= 1 || dense_params < 1) return;
+  if (b.host) {
+    b.note("host: gradient all-reduce is not profiled from a job (use configs/sweeps/host-mpi.yaml under mpirun)");
+    return;
+  }
+  const PrecisionPolicy& pol = *job.policy;
+  const auto& par = job.job.parallelism;
+  const double elem = pol.comm_bytes > 0 ? pol.comm_bytes : 4;
+  const double total = dense_params * elem;
+  const double bucket = AnalyticalConstants{}.bucket_bytes;  // the buckets the predictor models
+  const double full = std::floor(total / bucket);
+  const double rest = std::round((total - full * bucket) / elem) * elem;
+  std::vector<double> sizes;
+  if (full >= 1) sizes.push_back(bucket);
+  if (rest >= 1) sizes.push_back(rest);
+  // Data-parallel peers on one node: model-parallel ranks (tensor x context) are innermost.
+  const int inner = std::max(1, par.tensor * par.context);
+  const int per_node = std::clamp(std::max(1, job.gpus_per_node) / inner, 1, job.data_parallel);
+  const int nodes = (job.data_parallel + per_node - 1) / per_node;
+  const std::string dt = pol.comm_dtype.empty() ? "fp32" : pol.comm_dtype;
+  // ZeRO/FSDP: gradients are reduce-scattered and parameters all-gathered instead of all-reduced.
+  const std::vector<std::string> colls =
+      sharded ? std::vector<std::string>{"nccl_reduce_scatter", "nccl_all_gather"} : std::vector<std::string>{"nccl_all_reduce"};
+  if (sharded) b.note(std::string("sharding ") + sharding_name(job.job.sharding) + ": gradient reduce_scatter + parameter all_gather, optimizer over 1/" +
+                      num(job.data_parallel) + " of the parameters");
+  for (const auto& coll : colls)
+    for (double sz : sizes) {
+      if (per_node > 1)
+        b.add(coll, {{"size_bytes", num(sz)}, {"dtype", dt}, {"ranks", num(per_node)}, {"nodes", "1"}});
+      if (nodes > 1)
+        b.add(coll, {{"size_bytes", num(sz)}, {"dtype", dt}, {"ranks", num(job.data_parallel)}, {"nodes", num(nodes)}});
+    }
+  if (nodes > 1)
+    b.note("gradient collectives over " + num(job.data_parallel) + " ranks on " + num(nodes) +
+           " nodes needs an MPI launch (scripts/mpi/README.md); a single-node run writes those rows as skipped");
+}
+
 }  // namespace
 
 std::string JobPoint::key() const {
@@ -141,146 +281,21 @@ std::string JobPoint::key() const {
 
 JobSweep job_sweep(const ResolvedJob& job, bool host) {
   Builder b{host, {}, {}, {}};
-  const PrecisionPolicy& pol = *job.policy;
   const Workload& w = job.workload;
   b.out.name = "job-" + w.model_id;
   b.out.ops = static_cast<int>(w.ops.size());
   double dense_params = 0;
-
   for (const Op& op : w.ops) {
     if (!op.sparse_update && !op.frozen) dense_params += op.params;  // what the optimizer and all-reduce see
-    const std::string io_dtype = storage_dtype(op_element_bytes(op, job), pol);  // memory-bound ops
-    switch (op.kind) {
-      case OpKind::gemm:
-      case OpKind::attention_bmm:
-      case OpKind::rnn:
-        if (op.kind == OpKind::rnn) b.note("rnn: profiled as its per-step gate GEMM (m=batch, n=gates*hidden, k=in+hidden)");
-        b.gemm_fwd_bwd(op, gemm_dtype(op_math_mode(op, job), b.notes));
-        break;
-      case OpKind::fused_attention: {
-        // FlashAttention's two batched GEMMs (QK^T, PV) are the compute; no fused-kernel microbenchmark.
-        b.note("fused attention: profiled as its batched GEMMs (QK^T, PV and the backward dV/dK shape; no fused-attention microbenchmark)");
-        const std::string dt = gemm_dtype(op_math_mode(op, job), b.notes);
-        b.gemm(op.m, op.n, op.k, op.batch, dt);  // S = Q K^T
-        b.gemm(op.m, op.k, op.n, op.batch, dt);  // O = P V; backward dP = dO V^T, dQ = dS K: the same shapes
-        b.gemm(op.n, op.k, op.m, op.batch, dt, "wgrad");  // backward dV = P^T dO, dK = dS^T Q
-        break;
-      }
-      case OpKind::conv: {
-        const std::string dt = gemm_dtype(op_math_mode(op, job), b.notes);
-        ConvShape s{};
-        if (!host && recover_conv(op, w.samples, s) && dt.rfind("fp8", 0) != 0) {
-          const std::map<std::string, std::string> a{
-              {"n", num(s.n)},           {"c", num(s.c)}, {"h", num(s.h)},           {"w", num(s.h)},
-              {"k", num(s.k)},           {"r", num(s.r)}, {"s", num(s.r)},           {"stride", num(s.stride)},
-              {"pad", num(s.pad)},       {"dtype", dt},   {"layout", channels_first(job.job) ? "nchw" : "nhwc"}};
-          b.add("cudnn_conv_fwd", a);
-          if (op.input_grad) b.add("cudnn_conv_bwd_data", a);
-          if (!op.frozen) b.add("cudnn_conv_bwd_filter", a);
-        } else {
-          if (!host)
-            b.note("conv '" + op.name + "': N,C,H,W,K,R,S not recoverable (grouped, 1-D or non-square); profiled as its implicit GEMM");
-          b.gemm_fwd_bwd(op, dt);
-        }
-        break;
-      }
-      case OpKind::norm: {
-        b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
-        const double cols = op.params > 0 ? op.params / 2 : 0;  // norm(): params = 2 * channels
-        if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
-          b.memory("cuda_layernorm", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
-                   op.elements_in);
-        else
-          b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
-        break;
-      }
-      case OpKind::softmax: {
-        const double cols = w.seq_len;
-        if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
-          b.memory("cuda_softmax", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
-                   op.elements_in);
-        else
-          b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
-        break;
-      }
-      case OpKind::loss: {  // softmax cross-entropy over rows x classes
-        const double rows = op.elements_out, cols = rows > 0 ? op.elements_in / rows : 0;
-        if (rows >= 1 && cols >= 1 && cols == std::floor(cols))
-          b.memory("cuda_softmax", {{"rows", num(rows)}, {"cols", num(cols)}, {"dtype", io_dtype}}, op.elements_in);
-        break;
-      }
-      case OpKind::elementwise:
-        if (op.elements_out >= 1)
-          b.add(host ? "host_elementwise" : "cuda_elementwise",
-                {{"op", elementwise_kind(op.name)}, {"elements", num(op.elements_out)}, {"dtype", io_dtype}});
-        break;
-      case OpKind::embedding:
-        if (op.m >= 1 && op.n >= 1 && op.k >= 1)
-          b.memory("cuda_embedding", {{"vocab", num(op.k)}, {"dim", num(op.n)}, {"tokens", num(op.m)}, {"dtype", io_dtype}},
-                   op.elements_out);
-        break;
-      case OpKind::pooling:
-        if (op.elements_in >= 1) b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
-        break;
-    }
+    add_op(b, op, job);
   }
-
   const auto& par = job.job.parallelism;
   if (!host && (par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1))
     b.note("tensor/context/expert-parallel and pipeline communication are not profiled (only the gradient collectives)");
-
-  // Optimizer step over the dense parameters (FP32 master weights when params are stored in 16 bits);
-  // sharded optimizers (ZeRO/FSDP) step over this rank's 1/data_parallel share.
   const bool sharded = shards_optimizer(job.job.sharding) && job.data_parallel > 1;
   const double step_params = sharded ? std::ceil(dense_params / job.data_parallel) : dense_params;
-  if (dense_params >= 1) {
-    if (host) {
-      b.note("host: the optimizer step is not profiled (no host optimizer microbenchmark)");
-    } else {
-      b.add("cuda_optimizer", {{"algo", optimizer_algo(job.job.optimizer, b.notes)},
-                               {"fused", "true"},
-                               {"params", num(step_params)},
-                               {"dtype", storage_dtype(job.state.param, pol)}});
-      if (pol.dynamic_loss_scaling)
-        b.add("cuda_amp_unscale", {{"elements", num(step_params)}, {"dtype", storage_dtype(job.state.grad, pol)}});
-    }
-  }
-
-  // Gradient all-reduce in DDP buckets of 25 MB: full buckets plus the last partial one.
-  if (job.data_parallel > 1 && dense_params >= 1) {
-    if (host) {
-      b.note("host: gradient all-reduce is not profiled from a job (use configs/sweeps/host-mpi.yaml under mpirun)");
-    } else {
-      const double elem = pol.comm_bytes > 0 ? pol.comm_bytes : 4;
-      const double total = dense_params * elem;
-      const double bucket = AnalyticalConstants{}.bucket_bytes;  // the buckets the predictor models
-      const double full = std::floor(total / bucket);
-      const double rest = std::round((total - full * bucket) / elem) * elem;
-      std::vector<double> sizes;
-      if (full >= 1) sizes.push_back(bucket);
-      if (rest >= 1) sizes.push_back(rest);
-      // Data-parallel peers on one node: model-parallel ranks (tensor x context) are innermost.
-      const int inner = std::max(1, par.tensor * par.context);
-      const int per_node = std::clamp(std::max(1, job.gpus_per_node) / inner, 1, job.data_parallel);
-      const int nodes = (job.data_parallel + per_node - 1) / per_node;
-      const std::string dt = pol.comm_dtype.empty() ? "fp32" : pol.comm_dtype;
-      // ZeRO/FSDP: gradients are reduce-scattered and parameters all-gathered instead of all-reduced.
-      const std::vector<std::string> colls =
-          sharded ? std::vector<std::string>{"nccl_reduce_scatter", "nccl_all_gather"} : std::vector<std::string>{"nccl_all_reduce"};
-      if (sharded) b.note(std::string("sharding ") + sharding_name(job.job.sharding) + ": gradient reduce_scatter + parameter all_gather, optimizer over 1/" +
-                          num(job.data_parallel) + " of the parameters");
-      for (const auto& coll : colls)
-        for (double sz : sizes) {
-          if (per_node > 1)
-            b.add(coll, {{"size_bytes", num(sz)}, {"dtype", dt}, {"ranks", num(per_node)}, {"nodes", "1"}});
-          if (nodes > 1)
-            b.add(coll, {{"size_bytes", num(sz)}, {"dtype", dt}, {"ranks", num(job.data_parallel)}, {"nodes", num(nodes)}});
-        }
-      if (nodes > 1)
-        b.note("gradient collectives over " + num(job.data_parallel) + " ranks on " + num(nodes) +
-               " nodes needs an MPI launch (scripts/mpi/README.md); a single-node run writes those rows as skipped");
-    }
-  }
+  add_optimizer(b, job, dense_params, step_params);
+  add_gradient_collectives(b, job, dense_params, sharded);
   b.out.notes.assign(b.notes.begin(), b.notes.end());
   return b.out;
 }

@@ -216,126 +216,134 @@ std::string by_model(const Row& r) { return r.model; }
 std::string by_precision(const Row& r) { return r.precision; }
 std::string by_convention(const Row& r) { return r.m.convention; }
 
+void write_row_csv(std::ofstream& rows_csv, const Row& e) {
+  const double g = kBytesPerGiB;
+  rows_csv << e.id << ',' << e.origin << ',' << e.kind << ',' << e.finetune << ',' << e.model << ',' << e.gpu
+           << ',' << (e.stand_in.empty() ? 0 : 1) << ',' << e.precision << ',' << csv_escape(e.flags) << ','
+           << e.measured_gib << ',' << e.predicted_bytes() / g << ',' << e.predicted_bytes() / g / e.measured_gib
+           << ',' << e.m.convention << ',' << e.m.weights / g << ',' << e.m.master_weights / g << ','
+           << e.m.gradients / g << ',' << e.m.optimizer_state / g << ',' << e.m.activations / g << ','
+           << e.m.allocated_bytes / g << ',' << e.m.reserved_bytes / g << ',' << e.m.per_gpu_bytes / g << '\n';
+}
 
-}  // namespace
-
-MemoryEvaluation evaluate_memory(const MemoryEvaluationOptions& o, const Catalogs& catalogs) {
-  const std::string& memory_csv = o.memory_csv;
-  const std::string& stand_in = o.stand_in_gpu;
-  const std::string& rows_out = o.rows_csv;
-  const std::string& jobs_dir = o.jobs_dir;
-  std::string out;
-  MemoryEvaluation result;
-    const auto t = CsvTable::read_file(memory_csv);
-    const auto zoo = zoo_ids(catalogs.models_dir());
-    std::vector<Row> rows;
-    std::map<std::string, int> skipped;
-    int oom_rows = 0, oom_mapped = 0, oom_predicted = 0;
-    std::vector<std::string> oom_lines;
-    std::ofstream rows_csv;
-    if (!rows_out.empty()) {
-      rows_csv.open(rows_out);
-      rows_csv << "row_id,origin,memory_kind,finetune,model,gpu,stand_in,precision,quality_flag,measured_gib,"
-                  "predicted_gib,ratio,convention,weights_gib,master_gib,gradients_gib,optimizer_gib,activations_gib,"
-                  "allocated_gib,reserved_gib,device_gib\n";
-    }
-    if (!jobs_dir.empty()) std::filesystem::create_directories(jobs_dir);
-    // The data's README (caveat 4): some multi-GPU rows repeat the 1-GPU value of the same config.
-    // A multi-GPU row whose value equals a 1-GPU row's of the same origin, model and method is that.
-    std::map<std::string, std::vector<std::string>> single_gpu_values;
-    auto config_key = [&](const CsvRow& r) {
-      return t.text(r, "origin") + "|" + t.text(r, "model") + "|" + t.text(r, "finetune");
-    };
-    for (const auto& r : t.rows())
-      if (t.text(r, "num_gpus") == "1") single_gpu_values[config_key(r)].push_back(t.text(r, "measured_peak_gib"));
-    for (const auto& r : t.rows()) {
-      Row e;
-      make_job(t, r, zoo, stand_in, e);
-      const auto& same = single_gpu_values[config_key(r)];
-      if (e.skip.empty() && t.text(r, "num_gpus") != "1" &&
-          std::find(same.begin(), same.end(), t.text(r, "measured_peak_gib")) != same.end())
-        e.skip = "multi-GPU value repeats the 1-GPU value of the same config (data README, caveat 4)";
-      if (e.skip.empty()) {
-        const std::string name = "memory.csv row " + e.id;
-        try {
-          const auto job = parse_job_spec(YamlReader::load_string(e.job_yaml, name));
-          e.m = predict_analytical(resolve_job(job, catalogs)).memory;
-        } catch (const InputError& err) {
-          e.skip = "job rejected by validation";
-          std::fprintf(stderr, "%s (%s): rejected: %s\n", name.c_str(), e.model.c_str(), err.what());
-        }
-      }
-      if (!e.skip.empty()) {
-        ++skipped[e.skip];
-        rows.push_back(e);
-        continue;
-      }
-      if (!jobs_dir.empty()) std::ofstream(jobs_dir + "/row-" + e.id + ".yaml") << e.job_yaml;
-      if (rows_csv) {
-        const double g = kBytesPerGiB;
-        rows_csv << e.id << ',' << e.origin << ',' << e.kind << ',' << e.finetune << ',' << e.model << ',' << e.gpu
-                 << ',' << (e.stand_in.empty() ? 0 : 1) << ',' << e.precision << ',' << csv_escape(e.flags) << ','
-                 << e.measured_gib << ',' << e.predicted_bytes() / g << ',' << e.predicted_bytes() / g / e.measured_gib
-                 << ',' << e.m.convention << ',' << e.m.weights / g << ',' << e.m.master_weights / g << ','
-                 << e.m.gradients / g << ',' << e.m.optimizer_state / g << ',' << e.m.activations / g << ','
-                 << e.m.allocated_bytes / g << ',' << e.m.reserved_bytes / g << ',' << e.m.per_gpu_bytes / g << '\n';
-      }
-      rows.push_back(e);
-    }
-    // OOM rows: the same rules as if they had run; the estimate should exceed the GPU's capacity.
-    for (const auto& r : t.rows()) {
-      if (t.text(r, "outcome") != "oom") continue;
-      ++oom_rows;
-      Row e;
-      make_job(t, r, zoo, "", e, true);
-      if (!e.skip.empty()) continue;
+// Every row of the table, predicted or with its skip reason (counted in `skipped`); the evaluated
+// ones also go to o.rows_csv and their job specs to o.jobs_dir, when asked.
+std::vector<Row> evaluate_rows(const CsvTable& t, const std::vector<std::string>& zoo, const MemoryEvaluationOptions& o,
+                               const Catalogs& catalogs, std::map<std::string, int>& skipped) {
+  std::vector<Row> rows;
+  std::ofstream rows_csv;
+  if (!o.rows_csv.empty()) {
+    rows_csv.open(o.rows_csv);
+    rows_csv << "row_id,origin,memory_kind,finetune,model,gpu,stand_in,precision,quality_flag,measured_gib,"
+                "predicted_gib,ratio,convention,weights_gib,master_gib,gradients_gib,optimizer_gib,activations_gib,"
+                "allocated_gib,reserved_gib,device_gib\n";
+  }
+  if (!o.jobs_dir.empty()) std::filesystem::create_directories(o.jobs_dir);
+  // The data's README (caveat 4): some multi-GPU rows repeat the 1-GPU value of the same config.
+  // A multi-GPU row whose value equals a 1-GPU row's of the same origin, model and method is that.
+  std::map<std::string, std::vector<std::string>> single_gpu_values;
+  auto config_key = [&](const CsvRow& r) {
+    return t.text(r, "origin") + "|" + t.text(r, "model") + "|" + t.text(r, "finetune");
+  };
+  for (const auto& r : t.rows())
+    if (t.text(r, "num_gpus") == "1") single_gpu_values[config_key(r)].push_back(t.text(r, "measured_peak_gib"));
+  for (const auto& r : t.rows()) {
+    Row e;
+    make_job(t, r, zoo, o.stand_in_gpu, e);
+    const auto& same = single_gpu_values[config_key(r)];
+    if (e.skip.empty() && t.text(r, "num_gpus") != "1" &&
+        std::find(same.begin(), same.end(), t.text(r, "measured_peak_gib")) != same.end())
+      e.skip = "multi-GPU value repeats the 1-GPU value of the same config (data README, caveat 4)";
+    if (e.skip.empty()) {
+      const std::string name = "memory.csv row " + e.id;
       try {
-        const auto m = predict_analytical(resolve_job(parse_job_spec(YamlReader::load_string(e.job_yaml, "oom row")),
-                                                      catalogs)).memory;
-        ++oom_mapped;
-        if (!m.fits) ++oom_predicted;
-        oom_lines.push_back("| " + e.id + " | " + e.model + " | " + e.gpu + " | " + e.finetune + " | " +
-                            std::to_string(m.per_gpu_bytes / kBytesPerGiB).substr(0, 5) + " | " +
-                            std::to_string(m.capacity_bytes / kBytesPerGiB).substr(0, 5) + " | " +
-                            (m.fits ? "fits (miss)" : "does not fit") + " |");
-      } catch (const InputError&) {
+        const auto job = parse_job_spec(YamlReader::load_string(e.job_yaml, name));
+        e.m = predict_analytical(resolve_job(job, catalogs)).memory;
+      } catch (const InputError& err) {
+        e.skip = "job rejected by validation";
+        std::fprintf(stderr, "%s (%s): rejected: %s\n", name.c_str(), e.model.c_str(), err.what());
       }
     }
+    if (!e.skip.empty()) {
+      ++skipped[e.skip];
+      rows.push_back(e);
+      continue;
+    }
+    if (!o.jobs_dir.empty()) std::ofstream(o.jobs_dir + "/row-" + e.id + ".yaml") << e.job_yaml;
+    if (rows_csv) write_row_csv(rows_csv, e);
+    rows.push_back(e);
+  }
+  return rows;
+}
 
-    int evaluated = 0, stand_ins = 0;
-    for (const auto& r : rows)
-      if (r.skip.empty()) (r.stand_in.empty() ? evaluated : stand_ins)++;
-    appendf(out, "%zu rows; %d evaluated on their catalog GPU",
-                rows.size(), evaluated);
-    if (!stand_in.empty()) appendf(out, ", %d more on the stand-in GPU %s", stand_ins, stand_in.c_str());
-    appendf(out, ".\n\n| not evaluated, reason | rows |\n|---|---:|\n");
-    std::vector<std::pair<std::string, int>> reasons(skipped.begin(), skipped.end());
-    std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (const auto& [reason, n] : reasons) appendf(out, "| %s | %d |\n", reason.c_str(), n);
-    appendf(out, 
-        "\nError = the predicted layer the row's memory kind measures, / 2^30, against measured_peak_gib: "
-        "memory.allocated_bytes for allocated and active rows, memory.reserved_bytes (allocated + 10 %% allocator "
-        "slack) for reserved rows, memory.per_gpu_bytes (reserved + CUDA context + NCCL buffers) for nvidia-smi, "
-        "screenshot and not-stated rows. Signed error = mean of (predicted / measured - 1). \"clean\" = rows with "
-        "a blank quality_flag. Each row's copies follow its memory_convention column (datasets/memory.csv); "
-        "qlora rows store the block projections in NF4.\n");
-    table(out, "## Per origin", rows, by_origin);
-    table(out, "## Per memory kind", rows, by_kind);
-    table(out, "## Per origin and memory kind", rows, by_origin_kind);
-    table(out, "## Per fine-tuning method", rows, by_finetune);
-    table(out, "## Per memory convention", rows, by_convention);
-    table(out, "## Per precision", rows, by_precision);
-    table(out, "## Per model", rows, by_model);
-    if (!stand_in.empty() && stand_ins > 0)
-      table(out, "## Rows whose GPU is not named, on the stand-in GPU " + stand_in + ", per origin and memory kind", rows,
-            by_origin_kind, true);
-    appendf(out, "\n## OOM rows (published as out of memory, no value)\n\n%d OOM rows, %d stated as job specs by the "
-                "same rules; the estimate exceeds the GPU's capacity on %d of them.\n\n| row | model | gpu | finetune | "
-                "predicted GiB | capacity GiB | verdict |\n|---|---|---|---|---:|---:|---|\n",
-                oom_rows, oom_mapped, oom_predicted);
-    for (const auto& l : oom_lines) appendf(out, "%s\n", l.c_str());
-  result.markdown = out;
-  // The headline per memory kind and overall, for the bundle's metrics.
+// OOM rows: the same rules as if they had run; the estimate should exceed the GPU's capacity.
+struct OomCheck {
+  int rows = 0, mapped = 0, predicted = 0;
+  std::vector<std::string> lines;  // markdown table rows
+};
+OomCheck check_oom_rows(const CsvTable& t, const std::vector<std::string>& zoo, const Catalogs& catalogs) {
+  OomCheck oom;
+  for (const auto& r : t.rows()) {
+    if (t.text(r, "outcome") != "oom") continue;
+    ++oom.rows;
+    Row e;
+    make_job(t, r, zoo, "", e, true);
+    if (!e.skip.empty()) continue;
+    try {
+      const auto m = predict_analytical(resolve_job(parse_job_spec(YamlReader::load_string(e.job_yaml, "oom row")),
+                                                    catalogs)).memory;
+      ++oom.mapped;
+      if (!m.fits) ++oom.predicted;
+      oom.lines.push_back("| " + e.id + " | " + e.model + " | " + e.gpu + " | " + e.finetune + " | " +
+                          std::to_string(m.per_gpu_bytes / kBytesPerGiB).substr(0, 5) + " | " +
+                          std::to_string(m.capacity_bytes / kBytesPerGiB).substr(0, 5) + " | " +
+                          (m.fits ? "fits (miss)" : "does not fit") + " |");
+    } catch (const InputError&) {
+    }
+  }
+  return oom;
+}
+
+std::string memory_markdown(const std::vector<Row>& rows, const std::map<std::string, int>& skipped, const OomCheck& oom,
+                            const std::string& stand_in) {
+  std::string out;
+  int evaluated = 0, stand_ins = 0;
+  for (const auto& r : rows)
+    if (r.skip.empty()) (r.stand_in.empty() ? evaluated : stand_ins)++;
+  appendf(out, "%zu rows; %d evaluated on their catalog GPU",
+              rows.size(), evaluated);
+  if (!stand_in.empty()) appendf(out, ", %d more on the stand-in GPU %s", stand_ins, stand_in.c_str());
+  appendf(out, ".\n\n| not evaluated, reason | rows |\n|---|---:|\n");
+  std::vector<std::pair<std::string, int>> reasons(skipped.begin(), skipped.end());
+  std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [reason, n] : reasons) appendf(out, "| %s | %d |\n", reason.c_str(), n);
+  appendf(out, 
+      "\nError = the predicted layer the row's memory kind measures, / 2^30, against measured_peak_gib: "
+      "memory.allocated_bytes for allocated and active rows, memory.reserved_bytes (allocated + 10 %% allocator "
+      "slack) for reserved rows, memory.per_gpu_bytes (reserved + CUDA context + NCCL buffers) for nvidia-smi, "
+      "screenshot and not-stated rows. Signed error = mean of (predicted / measured - 1). \"clean\" = rows with "
+      "a blank quality_flag. Each row's copies follow its memory_convention column (datasets/memory.csv); "
+      "qlora rows store the block projections in NF4.\n");
+  table(out, "## Per origin", rows, by_origin);
+  table(out, "## Per memory kind", rows, by_kind);
+  table(out, "## Per origin and memory kind", rows, by_origin_kind);
+  table(out, "## Per fine-tuning method", rows, by_finetune);
+  table(out, "## Per memory convention", rows, by_convention);
+  table(out, "## Per precision", rows, by_precision);
+  table(out, "## Per model", rows, by_model);
+  if (!stand_in.empty() && stand_ins > 0)
+    table(out, "## Rows whose GPU is not named, on the stand-in GPU " + stand_in + ", per origin and memory kind", rows,
+          by_origin_kind, true);
+  appendf(out, "\n## OOM rows (published as out of memory, no value)\n\n%d OOM rows, %d stated as job specs by the "
+              "same rules; the estimate exceeds the GPU's capacity on %d of them.\n\n| row | model | gpu | finetune | "
+              "predicted GiB | capacity GiB | verdict |\n|---|---|---|---|---:|---:|---|\n",
+              oom.rows, oom.mapped, oom.predicted);
+  for (const auto& l : oom.lines) appendf(out, "%s\n", l.c_str());
+  return out;
+}
+
+// The headline per memory kind and overall, for the bundle's metrics.
+nlohmann::json memory_summary(const std::vector<Row>& rows) {
   std::map<std::string, std::vector<const Row*>> by_kind_rows;
   std::vector<const Row*> every;
   for (const auto& r : rows) {
@@ -347,8 +355,22 @@ MemoryEvaluation evaluate_memory(const MemoryEvaluationOptions& o, const Catalog
     return nlohmann::json{{"rows", s.n}, {"mape", s.mape}, {"median_ape", s.median}, {"signed", s.signed_mean},
                           {"within_10", s.within10}};
   };
-  result.summary = summary(stats(every));
-  for (const auto& [kind, v] : by_kind_rows) result.summary["by_kind"][kind] = summary(stats(v));
+  nlohmann::json out = summary(stats(every));
+  for (const auto& [kind, v] : by_kind_rows) out["by_kind"][kind] = summary(stats(v));
+  return out;
+}
+
+}  // namespace
+
+MemoryEvaluation evaluate_memory(const MemoryEvaluationOptions& o, const Catalogs& catalogs) {
+  const auto t = CsvTable::read_file(o.memory_csv);
+  const auto zoo = zoo_ids(catalogs.models_dir());
+  std::map<std::string, int> skipped;
+  const std::vector<Row> rows = evaluate_rows(t, zoo, o, catalogs, skipped);
+  const OomCheck oom = check_oom_rows(t, zoo, catalogs);
+  MemoryEvaluation result;
+  result.markdown = memory_markdown(rows, skipped, oom, o.stand_in_gpu);
+  result.summary = memory_summary(rows);
   return result;
 }
 

@@ -85,6 +85,162 @@ void export_aggregator_rows(const std::string& path, const std::vector<RunRow>& 
   write_file_atomically(path, csv);
 }
 
+// The runs the training data can state as a job, each with its precision-blind twin; a run left out
+// is counted in `excluded` under its reason.
+std::vector<RunRow> resolve_run_rows(const Table<RunRecord>& runs, const Catalogs& catalogs,
+                                     std::map<std::string, int>& excluded) {
+  std::vector<RunRow> rows;
+  rows.reserve(runs.rows.size());
+  for (const auto& rec : runs.rows) {
+    RunRow row;
+    row.record = &rec;
+    try {
+      row.job = resolve_job(rec.job, catalogs);
+      JobSpec blind = rec.job;
+      blind.precision = "fp32";
+      row.blind_job = resolve_job(blind, catalogs);
+    } catch (const InputError& e) {
+      std::string why = e.what();
+      why = why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
+      ++excluded["cannot be stated as a job spec: " + why.substr(0, 70)];
+      continue;
+    }
+    if (implied_matmul_utilization(row.job, rec.step_time_s) > kMaxPlausibleMfu) {
+      ++excluded["step implies an MFU above " + std::to_string(static_cast<int>(std::lround(100 * kMaxPlausibleMfu))) +
+                 " % of the policy's dense peak: not the configuration described"];
+      continue;
+    }
+    row.precision = rec.job.precision;
+    row.gpu_family = row.job.gpu->architecture;
+    row.model = rec.job.model;
+    row.gpu = row.job.gpu->id;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// Composing each run through the learned lower levels is the expensive part; rows are
+// independent, so worker threads each take every n-th row, sharing the levels, each with its own
+// memo of their answers.
+void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, int workers) {
+  const AnalyticalConstants analytical_k;
+  auto work = [&](int w) {
+    LearnedMemo memo;
+    for (std::size_t i = static_cast<std::size_t>(w); i < rows.size(); i += static_cast<std::size_t>(workers)) {
+      RunRow& row = rows[i];
+      row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
+      row.compute_only = compose_learned(row.job, analytical_k, {levels.compute, nullptr}, memo).step.iteration_s;
+      LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
+      LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);
+      row.composed = composed.step.iteration_s;
+      row.composed_parts = step_parts(composed.step);
+      row.learned_share = composed.step.compute_learned_share;
+      row.blind_composed = blind.step.iteration_s;
+      row.features = std::move(composed.aggregator_row);
+      row.blind_features = std::move(blind.aggregator_row);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) threads.emplace_back(work, w);
+  work(0);
+  for (auto& t : threads) t.join();
+}
+
+BoosterParams aggregator_params(const BoosterParams& params) {
+  // Chosen on the CV splits, judged on the mean over seeds 7 and 1-5 (scripts/cv_seed_spread.py):
+  // depth 6 with 300 rounds at eta 0.05 beat depth 5 / 150 / 0.08 on 5-fold (6.45 vs 7.14 %),
+  // leave-one-GPU-out (12.5 vs 12.9) and leave-one-scale-out (10.3 vs 10.8), leave-one-model-out
+  // unchanged (16.9); depth 4 or 7, min_child_weight 5/20, colsample 0.4 were no better.
+  BoosterParams agg = params;
+  agg.rounds = 300;
+  agg.max_depth = 6;
+  agg.eta = 0.05;
+  agg.min_child_weight = 10;
+  agg.colsample = 0.6;
+  // Physics the trees must not contradict: a faster fabric, or less exposed communication, never
+  // asks for a larger correction (tests/loop/test_physics_invariances.cpp).
+  agg.monotone = {{"log_intra_bandwidth", -1}, {"log_inter_node_bandwidth", -1}, {"comm_exposed_share", 1}};
+  agg.threads = 1;  // ~2k rows: one thread per booster, the CV folds run in parallel instead
+  return agg;
+}
+
+// The error report of a set of step predictions against the runs' measured steps.
+ReportBlock run_error_report(const AggregatorTable& t) {
+  return [&t](const std::vector<double>& pred) {
+    std::vector<std::size_t> kept;
+    const auto ape = ape_of(t.measured, pred, &kept);
+    return nlohmann::json{{"overall", to_json(error_stats(ape))},
+                          {"by_precision", grouped_stats(ape, take(t.precisions, kept))},
+                          {"by_gpu_family", grouped_stats(ape, take(t.families, kept))},
+                          {"by_model", grouped_stats(ape, take(t.models, kept))}};
+  };
+}
+
+double mean_learned_share(const std::vector<RunRow>& rows) {
+  double share = 0;
+  for (const auto& r : rows) share += r.learned_share;
+  return std::round(1000 * share / static_cast<double>(rows.size())) / 1000;
+}
+
+// The memory estimate against published peaks (datasets/memory.csv, when there): a report, not a
+// level (nothing is fitted to them). Returns its markdown ("" without the table).
+std::string memory_report(const TrainOptions& o, const Catalogs& catalogs, nlohmann::json& metrics) {
+  const fs::path memory_csv = fs::path(o.data_dir) / "memory.csv";
+  if (!fs::is_regular_file(memory_csv)) return std::string();
+  MemoryEvaluationOptions mo;
+  mo.memory_csv = memory_csv.string();
+  const auto memory = evaluate_memory(mo, catalogs);
+  metrics["memory"] = memory.summary;
+  o.log("memory: " + metrics["memory"].dump());
+  return memory.markdown;
+}
+
+nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage) {
+  return {{"known_codebase", {{"max_share", shrinkage.known.max_share},
+                              {"half_support_runs", shrinkage.known.half_support_runs},
+                              {"extrapolating_share", shrinkage.known.extrapolating_share}}},
+          {"unknown_codebase", {{"max_share", shrinkage.unknown.max_share},
+                                {"half_support_runs", shrinkage.unknown.half_support_runs},
+                                {"extrapolating_share", shrinkage.unknown.extrapolating_share}}}};
+}
+
+// What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,
+// the data's checksums and the metrics.
+nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
+                               const ComputeLevel& compute_level, const AggregatorCv& cv, const nlohmann::json& offsets,
+                               const nlohmann::json& training_data, const nlohmann::json& metrics) {
+  std::vector<std::vector<float>> feature_rows;
+  for (const auto& r : rows) feature_rows.push_back(r.features);
+  int major = 0, minor = 0, patch = 0;
+  XGBoostVersion(&major, &minor, &patch);
+  return {
+      {"schema_version", kBundleSchemaVersion},
+      {"dataset_schema_version", "1"},
+      {"ptp_version", ptp_version()},
+      {"xgboost_version", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
+      {"blind", o.blind},
+      {"seed", o.seed},
+      {"features",
+       {{"aggregator", o.blind ? run_feature_names(true) : run_feature_names(false)},
+        {"compute", op_feature_names()},
+        {"communication", collective_feature_names()}}},
+      {"targets", "log(measured / bound): compute vs the analytical kernel model (off the compute_measured GPU x math pairs blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
+      {"compute_maths", compute_level.maths},
+      {"compute_measured", compute_level.measured_pairs},
+      {"domain",
+       {{"precisions", std::set<std::string>(t.precisions.begin(), t.precisions.end())},
+        {"model_parallel", true},
+        {"models", std::set<std::string>(t.models.begin(), t.models.end())},
+        {"gpus", std::set<std::string>(t.gpus.begin(), t.gpus.end())},
+        {"max_num_gpus", t.num_gpus.empty() ? 1 : *std::max_element(t.num_gpus.begin(), t.num_gpus.end())}}},
+      {"codebase_offsets", offsets},
+      {"shrinkage", manifest_shrinkage(cv.shrinkage)},
+      {"support", SupportSpace(feature_rows, run_feature_names(false)).to_json()},
+      {"training_data", training_data},
+      {"interval", cv.interval},
+      {"metrics", metrics}};
+}
+
 }  // namespace
 
 TrainResult train_bundle(const TrainOptions& o) {
@@ -100,218 +256,62 @@ TrainResult train_bundle(const TrainOptions& o) {
   params.threads = o.threads;
 
   // Compute level: op time relative to the analytical kernel model (train_compute.cpp).
-  ComputeLevel compute_level = train_compute_level(o, catalogs, ops, params, metrics);
-  const std::unique_ptr<LearnedOpModel>& compute = compute_level.model;
+  const ComputeLevel compute_level = train_compute_level(o, catalogs, ops, params, metrics);
   // Communication level: all-reduce time relative to the ring bound (train_communication.cpp).
-  CommunicationLevel communication_level = train_communication_level(o, catalogs, colls, params, metrics);
-  const std::unique_ptr<LearnedCollectiveModel>& communication = communication_level.model;
+  const CommunicationLevel communication_level = train_communication_level(o, catalogs, colls, params, metrics);
 
   // Aggregator level: one row per run, composed from the lower levels.
   std::map<std::string, int> run_excluded = runs.excluded;
-  std::vector<RunRow> rows;
-  rows.reserve(runs.rows.size());
-  const AnalyticalConstants analytical_k;
-  for (const auto& rec : runs.rows) {
-    RunRow row;
-    row.record = &rec;
-    try {
-      row.job = resolve_job(rec.job, catalogs);
-      JobSpec blind = rec.job;
-      blind.precision = "fp32";
-      row.blind_job = resolve_job(blind, catalogs);
-    } catch (const InputError& e) {
-      std::string why = e.what();
-      why = why.substr(why.find(": ") == std::string::npos ? 0 : why.find(": ") + 2);
-      ++run_excluded["cannot be stated as a job spec: " + why.substr(0, 70)];
-      continue;
-    }
-    if (implied_matmul_utilization(row.job, rec.step_time_s) > kMaxPlausibleMfu) {
-      ++run_excluded["step implies an MFU above " + std::to_string(static_cast<int>(std::lround(100 * kMaxPlausibleMfu))) +
-                     " % of the policy's dense peak: not the configuration described"];
-      continue;
-    }
-    row.precision = rec.job.precision;
-    row.gpu_family = row.job.gpu->architecture;
-    row.model = rec.job.model;
-    row.gpu = row.job.gpu->id;
-    rows.push_back(std::move(row));
-  }
-  // Composing each run through the learned lower levels is the expensive part; rows are
-  // independent, so worker threads each take every n-th row, sharing the levels, each with its own
-  // memo of their answers.
+  std::vector<RunRow> rows = resolve_run_rows(runs, catalogs, run_excluded);
   const int workers = std::max(1, std::min(o.threads, 8));  // composing rows and training CV folds
-  {
-    const LearnedLevels levels{compute.get(), communication.get()};
-    auto work = [&](int w) {
-      LearnedMemo memo;
-      for (std::size_t i = static_cast<std::size_t>(w); i < rows.size(); i += static_cast<std::size_t>(workers)) {
-        RunRow& row = rows[i];
-        row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
-        row.compute_only = compose_learned(row.job, analytical_k, {compute.get(), nullptr}, memo).step.iteration_s;
-        LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
-        LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);
-        row.composed = composed.step.iteration_s;
-        row.composed_parts = step_parts(composed.step);
-        row.learned_share = composed.step.compute_learned_share;
-        row.blind_composed = blind.step.iteration_s;
-        row.features = std::move(composed.aggregator_row);
-        row.blind_features = std::move(blind.aggregator_row);
-      }
-    };
-    std::vector<std::thread> threads;
-    for (int w = 1; w < workers; ++w) threads.emplace_back(work, w);
-    work(0);
-    for (auto& t : threads) t.join();
-  }
+  compose_run_rows(rows, {compute_level.model.get(), communication_level.model.get()}, workers);
   if (rows.size() < 30) throw InputError(runs.path, 0, 0, "", "fewer than 30 usable runs");
   o.log("aggregator rows: " + std::to_string(rows.size()));
 
-  const AggregatorTable aggregator_table(rows);
-  const DenseMatrix &ax = aggregator_table.x, &bx = aggregator_table.blind_x;
-  const std::vector<float> &ay = aggregator_table.y, &by = aggregator_table.blind_y;
-  const std::vector<double> &measured = aggregator_table.measured, &analytical = aggregator_table.analytical, &composed = aggregator_table.composed;
-  const std::vector<std::string> &keys = aggregator_table.keys, &models = aggregator_table.models, &gpus = aggregator_table.gpus,
-                                 &precisions = aggregator_table.precisions, &families = aggregator_table.families, &codebases = aggregator_table.codebases;
-  const std::vector<int>& num_gpus = aggregator_table.num_gpus;
+  const AggregatorTable table(rows);
   if (!o.export_rows.empty()) export_aggregator_rows(o.export_rows, rows);
-  // Chosen on the CV splits, judged on the mean over seeds 7 and 1-5 (scripts/cv_seed_spread.py):
-  // depth 6 with 300 rounds at eta 0.05 beat depth 5 / 150 / 0.08 on 5-fold (6.45 vs 7.14 %),
-  // leave-one-GPU-out (12.5 vs 12.9) and leave-one-scale-out (10.3 vs 10.8), leave-one-model-out
-  // unchanged (16.9); depth 4 or 7, min_child_weight 5/20, colsample 0.4 were no better.
-  BoosterParams agg = params;
-  agg.rounds = 300;
-  agg.max_depth = 6;
-  agg.eta = 0.05;
-  agg.min_child_weight = 10;
-  agg.colsample = 0.6;
-  // Physics the trees must not contradict: a faster fabric, or less exposed communication, never
-  // asks for a larger correction (tests/loop/test_physics_invariances.cpp).
-  agg.monotone = {{"log_intra_bandwidth", -1}, {"log_inter_node_bandwidth", -1}, {"comm_exposed_share", 1}};
-  agg.threads = 1;  // ~2k rows: one thread per booster, the CV folds run in parallel instead
-
-  const ReportBlock report_block = [&](const std::vector<double>& pred) {
-    std::vector<std::size_t> kept;
-    const auto ape = ape_of(measured, pred, &kept);
-    return nlohmann::json{{"overall", to_json(error_stats(ape))},
-                          {"by_precision", grouped_stats(ape, take(precisions, kept))},
-                          {"by_gpu_family", grouped_stats(ape, take(families, kept))},
-                          {"by_model", grouped_stats(ape, take(models, kept))}};
-  };
+  const BoosterParams agg = aggregator_params(params);
+  const ReportBlock report_block = run_error_report(table);
   metrics["runs"] = {{"rows", rows.size()}, {"total_rows", runs.total_rows}, {"excluded", run_excluded}};
   metrics["data"] = {{"runs", data_use(runs.total_rows, rows.size(), run_excluded)},
                      {"ops", data_use(ops.total_rows, compute_level.rows, compute_level.skipped)},
                      {"collectives", data_use(colls.total_rows, communication_level.rows, communication_level.skipped)}};
-  for (const char* table : {"runs", "ops", "collectives"}) o.log(data_use_line(table, metrics["data"][table]));
-  metrics["analytical"] = report_block(analytical);
-  {
-    double share = 0;
-    for (const auto& r : rows) share += r.learned_share;
-    metrics["runs"]["compute_learned_share_mean"] = std::round(1000 * share / static_cast<double>(rows.size())) / 1000;
-  }
-  std::vector<std::vector<float>> feature_rows;
-  for (const auto& r : rows) feature_rows.push_back(r.features);
+  for (const char* data_table : {"runs", "ops", "collectives"}) o.log(data_use_line(data_table, metrics["data"][data_table]));
+  metrics["analytical"] = report_block(table.analytical);
+  metrics["runs"]["compute_learned_share_mean"] = mean_learned_share(rows);
   // Held-out splits: shrinkage, bands, each split's figures (train_aggregator_cv.cpp).
-  const AggregatorCv cv = o.cross_validate ? cross_validate_aggregator(o, rows, aggregator_table, agg, workers, report_block, metrics)
+  const AggregatorCv cv = o.cross_validate ? cross_validate_aggregator(o, rows, table, agg, workers, report_block, metrics)
                                            : AggregatorCv{};
-  const CorrectionShrinkage& shrinkage = cv.shrinkage;
-  const nlohmann::json& interval_json = cv.interval;
-  const auto& oof_columns = cv.oof_columns;
   const std::string calibration_md =
-      o.cross_validate ? evaluate_calibration_held_out(o, rows, aggregator_table, agg, workers, shrinkage, metrics) : std::string();
-  // The memory estimate against published peaks: a report, not a level (nothing is fitted to them).
-  std::string memory_md;
-  if (const fs::path memory_csv = fs::path(o.data_dir) / "memory.csv"; fs::is_regular_file(memory_csv)) {
-    MemoryEvaluationOptions mo;
-    mo.memory_csv = memory_csv.string();
-    const auto memory = evaluate_memory(mo, catalogs);
-    metrics["memory"] = memory.summary;
-    memory_md = memory.markdown;
-    o.log("memory: " + metrics["memory"].dump());
-  }
-  metrics["interval"] = interval_json;
+      o.cross_validate ? evaluate_calibration_held_out(o, rows, table, agg, workers, cv.shrinkage, metrics) : std::string();
+  const std::string memory_md = memory_report(o, catalogs, metrics);
+  metrics["interval"] = cv.interval;
   metrics["interval"]["method"] =
       "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase, what a known "
       "codebase's job has that no training run had (precision, GPU, model) and support (extrapolating, or the distance "
       "to the nearest training run)";
 
-
   // Final boosters on all rows.
-  if (o.on_training_rows) o.on_training_rows("aggregator", o.blind ? bx : ax);
-  const StackFit final_aggregator = o.blind ? fit_stack_effects(bx, by, codebases, run_feature_names(true), agg)
-                                            : fit_stack_effects(ax, ay, codebases, run_feature_names(false), agg);
+  if (o.on_training_rows) o.on_training_rows("aggregator", o.blind ? table.blind_x : table.x);
+  const StackFit final_aggregator =
+      o.blind ? fit_stack_effects(table.blind_x, table.blind_y, table.codebases, run_feature_names(true), agg)
+              : fit_stack_effects(table.x, table.y, table.codebases, run_feature_names(false), agg);
   nlohmann::json offsets = nlohmann::json::object();
   for (const auto& [cb, b] : final_aggregator.offsets) offsets[cb] = b;
   metrics["codebase_offsets"] = offsets;
-  std::set<std::string> precisions_seen(precisions.begin(), precisions.end());
-  int major = 0, minor = 0, patch = 0;
-  XGBoostVersion(&major, &minor, &patch);
-  nlohmann::json manifest = {
-      {"schema_version", kBundleSchemaVersion},
-      {"dataset_schema_version", "1"},
-      {"ptp_version", ptp_version()},
-      {"xgboost_version", std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch)},
-      {"blind", o.blind},
-      {"seed", o.seed},
-      {"features",
-       {{"aggregator", o.blind ? run_feature_names(true) : run_feature_names(false)},
-        {"compute", op_feature_names()},
-        {"communication", collective_feature_names()}}},
-      {"targets", "log(measured / bound): compute vs the analytical kernel model (off the compute_measured GPU x math pairs blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
-      {"compute_maths", compute_level.maths},
-      {"compute_measured", compute_level.measured_pairs},
-      {"domain",
-       {{"precisions", precisions_seen},
-        {"model_parallel", true},
-        {"models", std::set<std::string>(models.begin(), models.end())},
-        {"gpus", std::set<std::string>(gpus.begin(), gpus.end())},
-        {"max_num_gpus", num_gpus.empty() ? 1 : *std::max_element(num_gpus.begin(), num_gpus.end())}}},
-      {"codebase_offsets", offsets},
-      {"shrinkage",
-       {{"known_codebase", {{"max_share", shrinkage.known.max_share},
-                            {"half_support_runs", shrinkage.known.half_support_runs},
-                            {"extrapolating_share", shrinkage.known.extrapolating_share}}},
-        {"unknown_codebase", {{"max_share", shrinkage.unknown.max_share},
-                              {"half_support_runs", shrinkage.unknown.half_support_runs},
-                              {"extrapolating_share", shrinkage.unknown.extrapolating_share}}}}},
-      {"support", SupportSpace(feature_rows, run_feature_names(false)).to_json()},
-      {"training_data", {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}}},
-      {"interval", interval_json},
-      {"metrics", metrics}};
-  std::map<std::string, std::string> files = {{"aggregator", final_aggregator.typical.save_ubj()},
-                                              {"compute", compute_level.bytes},
-                                              {"communication", communication_level.bytes}};
-  write_bundle(o.out_dir, manifest, files);
+  const nlohmann::json training_data = {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}};
+  const std::map<std::string, std::string> files = {{"aggregator", final_aggregator.typical.save_ubj()},
+                                                    {"compute", compute_level.bytes},
+                                                    {"communication", communication_level.bytes}};
+  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, cv, offsets, training_data, metrics), files);
 
-  // Report: markdown, per-row predictions, plot.
+  // Report: markdown, per-row predictions, plot (train_report.cpp).
   TrainResult result;
   result.metrics = metrics;
+  const std::set<std::string> precisions_seen(table.precisions.begin(), table.precisions.end());
   result.report_markdown = report_markdown(o, rows.size(), runs.total_rows, compute_level.rows, communication_level.rows,
-                                           metrics, precisions_seen, families, models, run_excluded, memory_md);
-  const std::string& md = result.report_markdown;
-
-  std::string csv = csv_line({"run_id", "model", "gpu", "precision", "num_gpus", "measured_s", "analytical_s",
-                              "compute_only_s", "composed_s", "compute_learned_share", "codebase", "kfold_s", "lomo_s", "logo_s",
-                              "scale_extrapolation_s", "leave_one_codebase_out_s", "leave_one_precision_out_s"});
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto g = [](double v) {
-      char b[32];
-      std::snprintf(b, sizeof b, "%.6g", v);
-      return std::string(b);
-    };
-    auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns.at(n)[i]) : std::string(); };
-    csv += csv_line({keys[i], models[i], gpus[i], precisions[i], std::to_string(num_gpus[i]), g(measured[i]),
-                     g(analytical[i]), g(rows[i].compute_only), g(composed[i]), g(rows[i].learned_share), codebases[i], col("kfold"), col("leave_one_model_out"),
-                     col("leave_one_gpu_out"), col("scale_extrapolation"), col("leave_one_codebase_out"), col("leave_one_precision_out")});
-  }
-  const fs::path report_dir = fs::path(o.out_dir) / "report";
-  fs::create_directories(report_dir);
-  write_file_atomically((report_dir / "report.md").string(), md);
-  write_file_atomically((report_dir / "predictions.csv").string(), csv);
-  if (!calibration_md.empty()) write_file_atomically((report_dir / "calibration.md").string(), calibration_md);
-  if (oof_columns.count("leave_one_model_out"))
-    write_file_atomically((report_dir / "predicted_vs_measured.svg").string(),
-                          scatter_svg(measured, oof_columns.at("leave_one_model_out"), precisions,
-                                      "leave-one-model-out: predicted vs measured step time"));
+                                           metrics, precisions_seen, table.families, table.models, run_excluded, memory_md);
+  write_report(o.out_dir, rows, table, cv.oof_columns, result.report_markdown, calibration_md);
   return result;
 }
 

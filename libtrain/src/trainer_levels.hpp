@@ -117,5 +117,10 @@ std::string report_markdown(const TrainOptions& o, std::size_t runs_used, int ru
                             std::size_t allreduce_rows, nlohmann::json metrics, const std::set<std::string>& precisions_seen,
                             const std::vector<std::string>& families, const std::vector<std::string>& models,
                             const std::map<std::string, int>& run_excluded, const std::string& memory_md);
+// Writes OUT/report/: report.md, predictions.csv (each run's measured, analytical, composed and
+// held-out steps), calibration.md (when not empty) and the leave-one-model-out scatter plot.
+void write_report(const std::string& out_dir, const std::vector<RunRow>& rows, const AggregatorTable& t,
+                  const std::map<std::string, std::vector<double>>& oof_columns, const std::string& report_md,
+                  const std::string& calibration_md);
 
 }  // namespace ptp::train::detail

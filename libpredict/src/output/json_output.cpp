@@ -8,12 +8,104 @@ namespace ptp {
 nlohmann::json tool_json() { return {{"version", ptp_version()}, {"output_schema", kOutputSchemaVersion}}; }
 
 namespace {
-nlohmann::json or_null(bool present, double v) { return present ? nlohmann::json(v) : nlohmann::json(nullptr); }
+using nlohmann::json;
+
+json or_null(bool present, double v) { return present ? json(v) : json(nullptr); }
+
+json iteration_json(const Prediction& p) {
+  const auto& b = p.breakdown;
+  return {{"seconds", p.iteration_s},
+          {"low", p.iteration_low_s},
+          {"high", p.iteration_high_s},
+          {"breakdown",
+           {{"forward", b.forward},
+            {"backward", b.backward},
+            {"optimizer", b.optimizer},
+            {"communication", b.communication},
+            {"communication_exposed", b.communication_exposed},
+            {"loss_scaling", b.loss_scaling},
+            {"precision_casts", b.precision_casts},
+            {"framework_overhead", b.framework_overhead},
+            {"tp_communication", b.tp_communication},
+            {"cp_communication", b.cp_communication},
+            {"ep_communication", b.ep_communication},
+            {"pp_communication", b.pp_communication},
+            {"dp_communication", b.dp_communication},
+            {"pp_bubble", b.pp_bubble},
+            {"recompute", b.recompute}}}};
+}
+
+json parallelism_json(const LayoutSummary& l) {
+  return {{"tensor", l.tensor},
+          {"pipeline", l.pipeline},
+          {"virtual_pipeline", l.virtual_pipeline},
+          {"context", l.context},
+          {"expert", l.expert},
+          {"data", l.data},
+          {"sequence_parallel", l.sequence_parallel},
+          {"sharding", sharding_name(l.sharding)},
+          {"activation_checkpointing", recompute_name(l.activation_checkpointing)},
+          {"microbatches", l.microbatches},
+          {"bubble_fraction", l.bubble_fraction},
+          {"memory_stage", l.memory_stage}};
+}
+
+json memory_json(const MemoryEstimate& m) {
+  return {{"per_gpu_bytes", m.per_gpu_bytes},
+          {"capacity_bytes", m.capacity_bytes},
+          {"fits", m.fits},
+          {"near_capacity", m.near_capacity},
+          {"headroom", kMemoryHeadroom},
+          {"allocated_bytes", m.allocated_bytes},
+          {"reserved_bytes", m.reserved_bytes},
+          {"runtime_bytes", m.runtime_bytes},
+          {"convention", m.convention},
+          {"weights_bytes", m.weights},
+          {"master_weights_bytes", m.master_weights},
+          {"gradients_bytes", m.gradients},
+          {"optimizer_state_bytes", m.optimizer_state},
+          {"fp8_weight_copies_bytes", m.fp8_weight_copies},
+          {"activations_bytes", m.activations},
+          {"workspace_bytes", m.workspace}};
+}
+
+json predictor_json(const Prediction& p) {
+  json j = {{"kind", p.predictor_kind},
+            {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
+            {"compute_learned_share", p.compute_learned_share},
+            {"communication", p.communication_predictor},
+            {"aggregator_share", p.aggregator_share},
+            {"bundle_checksum", p.bundle_checksum.empty() ? json(nullptr) : json(p.bundle_checksum)}};
+  if (p.support.assessed) {
+    const auto& s = p.support;
+    j["support"] = {{"runs_near", s.runs_near},
+                    {"outside", s.outside},
+                    {"extrapolating", s.extrapolating},
+                    {"codebase", s.codebase.empty() ? json(nullptr) : json(s.codebase)},
+                    {"codebase_known", s.codebase_known},
+                    {"codebase_offset", s.codebase_offset},
+                    {"new", s.novelty.empty() ? json(nullptr) : json(s.novelty)},
+                    {"band", s.band}};
+  }
+  return j;
+}
+
+json calibration_json(const CalibrationSummary& c) {
+  json factors = json::object();
+  for (const auto& [name, f] : c.factors) factors[name] = f;
+  return {{"points", c.points},
+          {"method", c.method},
+          {"factors", factors},
+          {"fit_residual", c.fit_residual},
+          {"uncalibrated_residual", c.uncalibrated_residual},
+          {"fit_step_error", c.fit_step_error},
+          {"uncalibrated_step_error", c.uncalibrated_step_error},
+          {"uncalibrated_seconds", c.uncalibrated_iteration_s}};
+}
+
 }  // namespace
 
 nlohmann::json prediction_json(const Prediction& p) {
-  using nlohmann::json;
-  const auto& b = p.breakdown;
   const bool has_total = p.total_steps > 0;
   json j;
   j["ptp"] = tool_json();
@@ -27,25 +119,7 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["batch_size"] = p.batch_size;
   j["grad_accum"] = p.grad_accum;
   j["seq_len"] = p.seq_len > 0 ? json(p.seq_len) : json(nullptr);
-  j["iteration"] = {{"seconds", p.iteration_s},
-                    {"low", p.iteration_low_s},
-                    {"high", p.iteration_high_s},
-                    {"breakdown",
-                     {{"forward", b.forward},
-                      {"backward", b.backward},
-                      {"optimizer", b.optimizer},
-                      {"communication", b.communication},
-                      {"communication_exposed", b.communication_exposed},
-                      {"loss_scaling", b.loss_scaling},
-                      {"precision_casts", b.precision_casts},
-                      {"framework_overhead", b.framework_overhead},
-                      {"tp_communication", b.tp_communication},
-                      {"cp_communication", b.cp_communication},
-                      {"ep_communication", b.ep_communication},
-                      {"pp_communication", b.pp_communication},
-                      {"dp_communication", b.dp_communication},
-                      {"pp_bubble", b.pp_bubble},
-                      {"recompute", b.recompute}}}};
+  j["iteration"] = iteration_json(p);
   j["throughput"] = {{"samples_per_second", p.samples_per_second},
                      {"tokens_per_second", or_null(p.tokens_per_second > 0, p.tokens_per_second)},
                      {"tokens_per_second_per_gpu", or_null(p.tokens_per_second > 0, p.tokens_per_second_per_gpu)}};
@@ -59,19 +133,7 @@ nlohmann::json prediction_json(const Prediction& p) {
                                                                 : p.model_flops_basis},
                     {"mfu_peak", p.mfu_peak_basis},
                     {"mfu_precision_peak", p.mfu_precision_peak_basis}};
-  const auto& l = p.layout;
-  j["parallelism"] = {{"tensor", l.tensor},
-                      {"pipeline", l.pipeline},
-                      {"virtual_pipeline", l.virtual_pipeline},
-                      {"context", l.context},
-                      {"expert", l.expert},
-                      {"data", l.data},
-                      {"sequence_parallel", l.sequence_parallel},
-                      {"sharding", sharding_name(l.sharding)},
-                      {"activation_checkpointing", recompute_name(l.activation_checkpointing)},
-                      {"microbatches", l.microbatches},
-                      {"bubble_fraction", l.bubble_fraction},
-                      {"memory_stage", l.memory_stage}};
+  j["parallelism"] = parallelism_json(p.layout);
   j["total"] = {{"steps", or_null(has_total, p.total_steps)},
                 {"seconds", or_null(has_total, p.total_seconds)},
                 {"gpu_hours", or_null(has_total, p.gpu_hours)},
@@ -82,54 +144,10 @@ nlohmann::json prediction_json(const Prediction& p) {
                {"usd_per_hour", or_null(p.has_cost, p.usd_per_hour)},
                {"source", p.price.source},
                {"label", p.price.label}};
-  const auto& m = p.memory;
-  j["memory"] = {{"per_gpu_bytes", m.per_gpu_bytes},
-                 {"capacity_bytes", m.capacity_bytes},
-                 {"fits", m.fits},
-                 {"near_capacity", m.near_capacity},
-                 {"headroom", kMemoryHeadroom},
-                 {"allocated_bytes", m.allocated_bytes},
-                 {"reserved_bytes", m.reserved_bytes},
-                 {"runtime_bytes", m.runtime_bytes},
-                 {"convention", m.convention},
-                 {"weights_bytes", m.weights},
-                 {"master_weights_bytes", m.master_weights},
-                 {"gradients_bytes", m.gradients},
-                 {"optimizer_state_bytes", m.optimizer_state},
-                 {"fp8_weight_copies_bytes", m.fp8_weight_copies},
-                 {"activations_bytes", m.activations},
-                 {"workspace_bytes", m.workspace}};
+  j["memory"] = memory_json(p.memory);
   j["energy"] = energy_json(p.energy);
-  j["predictor"] = {{"kind", p.predictor_kind},
-                    {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
-                    {"compute_learned_share", p.compute_learned_share},
-                    {"communication", p.communication_predictor},
-                    {"aggregator_share", p.aggregator_share},
-                    {"bundle_checksum", p.bundle_checksum.empty() ? json(nullptr) : json(p.bundle_checksum)}};
-  if (p.support.assessed) {
-    const auto& s = p.support;
-    j["predictor"]["support"] = {{"runs_near", s.runs_near},
-                                 {"outside", s.outside},
-                                 {"extrapolating", s.extrapolating},
-                                 {"codebase", s.codebase.empty() ? json(nullptr) : json(s.codebase)},
-                                 {"codebase_known", s.codebase_known},
-                                 {"codebase_offset", s.codebase_offset},
-                                 {"new", s.novelty.empty() ? json(nullptr) : json(s.novelty)},
-                                 {"band", s.band}};
-  }
-  if (p.calibration.applied) {
-    const auto& c = p.calibration;
-    json factors = json::object();
-    for (const auto& [name, f] : c.factors) factors[name] = f;
-    j["calibration"] = {{"points", c.points},
-                        {"method", c.method},
-                        {"factors", factors},
-                        {"fit_residual", c.fit_residual},
-                        {"uncalibrated_residual", c.uncalibrated_residual},
-                        {"fit_step_error", c.fit_step_error},
-                        {"uncalibrated_step_error", c.uncalibrated_step_error},
-                        {"uncalibrated_seconds", c.uncalibrated_iteration_s}};
-  }
+  j["predictor"] = predictor_json(p);
+  if (p.calibration.applied) j["calibration"] = calibration_json(p.calibration);
   j["warnings"] = p.warnings;
   return j;
 }

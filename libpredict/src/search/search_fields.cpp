@@ -13,16 +13,16 @@ long long as_ll(const std::string& s) { return std::stoll(s); }
 const std::vector<SearchField>& search_fields() {
   // Captureless lambdas as plain function pointers: one line per field.
   static const std::vector<SearchField> fields = {
-      {"cluster.gpu", [](const JobSpec& j) { return j.cluster.gpu; },
+      {"cluster.gpu", "GPU", [](const JobSpec& j) { return j.cluster.gpu; },
        [](JobSpec& j, const std::string& v) { j.cluster.gpu = v; }},
-      {"cluster.num_gpus", [](const JobSpec& j) { return num(j.cluster.num_gpus); },
+      {"cluster.num_gpus", "GPUs", [](const JobSpec& j) { return num(j.cluster.num_gpus); },
        [](JobSpec& j, const std::string& v) { j.cluster.num_gpus = static_cast<int>(as_ll(v)); }},
-      {"cluster.gpus_per_node", [](const JobSpec& j) { return num(j.cluster.gpus_per_node); },
+      {"cluster.gpus_per_node", "per node", [](const JobSpec& j) { return num(j.cluster.gpus_per_node); },
        [](JobSpec& j, const std::string& v) { j.cluster.gpus_per_node = static_cast<int>(as_ll(v)); }},
-      {"cluster.inter_node", [](const JobSpec& j) { return j.cluster.inter_node; },
+      {"cluster.inter_node", "fabric", [](const JobSpec& j) { return j.cluster.inter_node; },
        [](JobSpec& j, const std::string& v) { j.cluster.inter_node = v; }},
       // A power cap outside the GPU's range makes that configuration invalid when it is predicted.
-      {"cluster.power_limit_w",
+      {"cluster.power_limit_w", "",
        [](const JobSpec& j) {
          if (!j.cluster.power_limit_w) return std::string();
          char text[32];
@@ -33,39 +33,41 @@ const std::vector<SearchField>& search_fields() {
          if (v.empty()) j.cluster.power_limit_w.reset();
          else j.cluster.power_limit_w = std::stod(v);
        }},
-      {"precision", [](const JobSpec& j) { return j.precision; },
+      {"precision", "", [](const JobSpec& j) { return j.precision; },
        [](JobSpec& j, const std::string& v) { j.precision = v; }},
-      {"optimizer", [](const JobSpec& j) { return j.optimizer; },
+      {"optimizer", "", [](const JobSpec& j) { return j.optimizer; },
        [](JobSpec& j, const std::string& v) { j.optimizer = v; }},
-      {"seq_len", [](const JobSpec& j) { return num(j.seq_len); },
+      {"seq_len", "", [](const JobSpec& j) { return num(j.seq_len); },
        [](JobSpec& j, const std::string& v) { j.seq_len = static_cast<int>(as_ll(v)); }},
-      {"parallelism.tensor", [](const JobSpec& j) { return num(j.parallelism.tensor); },
+      {"parallelism.tensor", "TP", [](const JobSpec& j) { return num(j.parallelism.tensor); },
        [](JobSpec& j, const std::string& v) { j.parallelism.tensor = static_cast<int>(as_ll(v)); }},
-      {"parallelism.pipeline", [](const JobSpec& j) { return num(j.parallelism.pipeline); },
+      {"parallelism.pipeline", "PP", [](const JobSpec& j) { return num(j.parallelism.pipeline); },
        [](JobSpec& j, const std::string& v) { j.parallelism.pipeline = static_cast<int>(as_ll(v)); }},
-      {"parallelism.virtual_pipeline", [](const JobSpec& j) { return num(j.parallelism.virtual_pipeline); },
+      {"parallelism.virtual_pipeline", "VP", [](const JobSpec& j) { return num(j.parallelism.virtual_pipeline); },
        [](JobSpec& j, const std::string& v) { j.parallelism.virtual_pipeline = static_cast<int>(as_ll(v)); }},
-      {"parallelism.context", [](const JobSpec& j) { return num(j.parallelism.context); },
+      {"parallelism.context", "CP", [](const JobSpec& j) { return num(j.parallelism.context); },
        [](JobSpec& j, const std::string& v) { j.parallelism.context = static_cast<int>(as_ll(v)); }},
-      {"parallelism.expert", [](const JobSpec& j) { return num(j.parallelism.expert); },
+      {"parallelism.expert", "EP", [](const JobSpec& j) { return num(j.parallelism.expert); },
        [](JobSpec& j, const std::string& v) { j.parallelism.expert = static_cast<int>(as_ll(v)); }},
-      {"sequence_parallel", [](const JobSpec& j) { return std::string(j.parallelism.sequence_parallel ? "true" : "false"); },
+      {"sequence_parallel", "SP",
+       [](const JobSpec& j) { return std::string(j.parallelism.sequence_parallel ? "true" : "false"); },
        [](JobSpec& j, const std::string& v) { j.parallelism.sequence_parallel = v == "true"; }},
-      {"sharding", [](const JobSpec& j) { return std::string(sharding_name(j.sharding)); },
+      {"sharding", "", [](const JobSpec& j) { return std::string(sharding_name(j.sharding)); },
        [](JobSpec& j, const std::string& v) { j.sharding = parse_named(sharding_names(), v, "sharding"); }},
-      {"activation_checkpointing", [](const JobSpec& j) { return std::string(recompute_name(j.activation_checkpointing)); },
+      {"activation_checkpointing", "recompute",
+       [](const JobSpec& j) { return std::string(recompute_name(j.activation_checkpointing)); },
        [](JobSpec& j, const std::string& v) {
          j.activation_checkpointing = parse_named(recompute_names(), v, "activation_checkpointing");
        }},
-      {"global_batch_size",
+      {"global_batch_size", "global batch",
        [](const JobSpec& j) { return j.global_batch_size ? num(static_cast<long long>(*j.global_batch_size)) : std::string(); },
        [](JobSpec& j, const std::string& v) { j.global_batch_size = static_cast<double>(as_ll(v)); }},
-      {"grad_accum", [](const JobSpec& j) { return num(j.grad_accum); },
+      {"grad_accum", "", [](const JobSpec& j) { return num(j.grad_accum); },
        [](JobSpec& j, const std::string& v) { j.grad_accum = static_cast<int>(as_ll(v)); }},
       // The micro-batch under either spelling; the job spec accepts exactly one of them.
-      {"batch_size", [](const JobSpec& j) { return num(static_cast<long long>(j.batch_size)); },
+      {"batch_size", "micro-batch", [](const JobSpec& j) { return num(static_cast<long long>(j.batch_size)); },
        [](JobSpec& j, const std::string& v) { j.batch_size = static_cast<double>(as_ll(v)); j.batch_tokens = 0; }},
-      {"batch_tokens", [](const JobSpec& j) { return num(static_cast<long long>(j.batch_tokens)); },
+      {"batch_tokens", "micro-tokens", [](const JobSpec& j) { return num(static_cast<long long>(j.batch_tokens)); },
        [](JobSpec& j, const std::string& v) { j.batch_tokens = static_cast<double>(as_ll(v)); j.batch_size = 0; }},
   };
   return fields;

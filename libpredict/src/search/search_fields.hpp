@@ -1,5 +1,5 @@
 #pragma once
-// The job-spec fields a search may vary, by their --set key. A value is kept as canonical text (what
+// The job-spec fields a search may vary, by their --set key, with their column in the search table. A value is kept as canonical text (what
 // `get` writes after the job spec parsed it), so `set` is an exact inverse and a search edits a
 // parsed JobSpec instead of re-parsing YAML for every configuration.
 #include <string>
@@ -11,6 +11,7 @@ namespace ptp {
 
 struct SearchField {
   std::string key;
+  std::string column;  // the search table's header for the field ("": the key itself)
   std::string (*get)(const JobSpec&);
   void (*set)(JobSpec&, const std::string& canonical);
 };

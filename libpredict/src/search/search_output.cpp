@@ -9,6 +9,7 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "../output/text_cells.hpp"
+#include "search_fields.hpp"
 
 namespace ptp {
 
@@ -24,14 +25,8 @@ double speedup(const SearchResult& r, const Prediction& p) {
 }
 
 std::string column_name(const std::string& key) {
-  static const std::vector<std::pair<std::string, std::string>> names = {
-      {"cluster.gpu", "GPU"}, {"cluster.num_gpus", "GPUs"}, {"cluster.gpus_per_node", "per node"},
-      {"cluster.inter_node", "fabric"}, {"parallelism.tensor", "TP"}, {"parallelism.pipeline", "PP"},
-      {"parallelism.virtual_pipeline", "VP"}, {"parallelism.context", "CP"}, {"parallelism.expert", "EP"},
-      {"sequence_parallel", "SP"}, {"activation_checkpointing", "recompute"}, {"batch_size", "micro-batch"},
-      {"batch_tokens", "micro-tokens"}, {"global_batch_size", "global batch"}};
-  for (const auto& [k, n] : names)
-    if (k == key) return n;
+  for (const auto& f : search_fields())
+    if (f.key == key) return f.column.empty() ? key : f.column;
   return key;
 }
 

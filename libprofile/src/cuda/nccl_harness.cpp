@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "../cuda_choices.hpp"
 #include "cuda_measure.hpp"
@@ -115,6 +117,127 @@ class Watchdog {
 
 std::size_t elem_bytes(const std::string& dtype) { return dtype == "fp32" ? 4 : 2; }
 
+// What each rank's buffers hold for one point.
+struct PointBuffers {
+  std::size_t size = 0;
+  std::string dtype;
+  bool in_place = false;
+};
+
+void setup_rank(RankState& s, const PointBuffers& b) {
+  PTP_CUDA_CHECK(cudaSetDevice(s.device));
+  s.stream = std::make_unique<Stream>();
+  s.send = DeviceBuffer(b.size);
+  fill_uniform(s.send.get(), b.size / elem_bytes(b.dtype), b.dtype, 11);
+  if (!b.in_place) s.recv = DeviceBuffer(b.size);
+}
+
+// Multi-process launch, one GPU per process: device and buffers first, and the ranks agree on the
+// outcome (a rank that failed here must not leave the others waiting in ncclCommInitRank). The
+// communicator comes later, in measure_collective.
+void setup_one_gpu_per_process(std::vector<std::unique_ptr<RankState>>& local, Comm& world, int ranks, int devices,
+                               const PointBuffers& b) {
+  if (world.size() != ranks)
+    throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " ranks, launched with " +
+                                      std::to_string(world.size()));
+  local.push_back(std::make_unique<RankState>());
+  std::string error;
+  try {
+    if (devices < 1) throw PointFailure(PointStatus::failed, "no CUDA device on this rank");
+    local[0]->device = local_rank() % devices;
+    setup_rank(*local[0], b);
+  } catch (const std::exception& e) {
+    error = "rank " + std::to_string(world.rank()) + ": " + e.what();
+  }
+  if (world.max(error.empty() ? 0.0 : 1.0) > 0)
+    throw PointFailure(PointStatus::failed, error.empty() ? "another rank failed to set up this point" : error);
+}
+
+// Single process: every rank is one of this process's GPUs, their communicators made together.
+void setup_every_local_gpu(std::vector<std::unique_ptr<RankState>>& local, int ranks, int devices, const PointBuffers& b) {
+  if (ranks > devices)
+    throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " GPUs, " + std::to_string(devices) + " visible");
+  std::vector<ncclComm_t> comms(static_cast<std::size_t>(ranks));
+  std::vector<int> devs(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) devs[static_cast<std::size_t>(r)] = r;
+  nccl_check(ncclCommInitAll(comms.data(), ranks, devs.data()), "ncclCommInitAll");
+  for (int r = 0; r < ranks; ++r) {
+    local.push_back(std::make_unique<RankState>());
+    local.back()->device = r;
+    local.back()->comm = comms[static_cast<std::size_t>(r)];
+  }
+  for (auto& s : local) setup_rank(*s, b);
+}
+
+// The collective on this process's ranks: launched in one NCCL group per iteration, timed on the
+// slowest rank.
+struct CollectiveLoop {
+  std::vector<std::unique_ptr<RankState>>& local;
+  Comm& world;
+  const CollectiveLaunch& launch;
+  const cuda_choices::CollectiveCount& cc;
+  ncclDataType_t dtype;
+  int first_rank, ranks;
+  bool in_place;
+
+  void sync_all() const {
+    for (auto& s : local) {
+      PTP_CUDA_CHECK(cudaSetDevice(s->device));
+      PTP_CUDA_CHECK(cudaStreamSynchronize(s->stream->get()));
+    }
+  }
+  void run_iters(int iters) const {
+    for (int it = 0; it < iters; ++it) {
+      nccl_check(ncclGroupStart(), "ncclGroupStart");
+      for (std::size_t i = 0; i < local.size(); ++i) {
+        RankState& s = *local[i];
+        PTP_CUDA_CHECK(cudaSetDevice(s.device));
+        CollectiveCall call{s.comm, s.stream->get(), s.send.get(), in_place ? s.send.get() : s.recv.get(),
+                            cc.count, dtype, first_rank + static_cast<int>(i), ranks};
+        nccl_check(launch(call), "NCCL collective");
+      }
+      nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+    }
+  }
+  double timed(int iters) const {
+    sync_all();
+    world.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    run_iters(iters);
+    sync_all();
+    return world.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+};
+
+// Multi-process ranks make their communicator here, under the watchdog (`dog`, null for a single
+// process), then measure.
+void measure_collective(const CollectiveLoop& loop, bool multi_process, std::size_t size, Measurement& meas,
+                        Watchdog* dog) {
+  Comm& world = loop.world;
+  if (multi_process) {
+    ncclUniqueId id{};
+    if (world.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    world.broadcast(&id, sizeof id);
+    PTP_CUDA_CHECK(cudaSetDevice(loop.local[0]->device));
+    nccl_check(ncclCommInitRank(&loop.local[0]->comm, loop.ranks, id, world.rank()), "ncclCommInitRank");
+    if (dog) dog->kick();
+  }
+  // Iterations per sample (nccl-tests -n): two untimed calls set up connections, one timed call
+  // (slowest rank) sizes the loop so a sample lasts about 1 ms and small messages are not launch
+  // overhead. Every rank gets the same count from the agreed time.
+  loop.run_iters(2);
+  const int iters = cuda_choices::collective_iterations(loop.timed(1));
+  std::string notes = "iters_per_sample=" + std::to_string(iters);
+  if (loop.cc.bytes != size) notes += "; effective_bytes=" + std::to_string(loop.cc.bytes);
+  meas.set("notes", notes);
+  if (multi_process) meas.set_agreement([w = &world](bool stop) { return w->agree(stop); });
+  meas.measure([&] {
+    const double t = loop.timed(iters) / iters;
+    if (dog) dog->kick();
+    return t;
+  });
+}
+
 }  // namespace
 
 std::vector<AxisSpec> collective_axes() {
@@ -149,7 +272,7 @@ void run_collective(const Point& p, Measurement& meas, const std::string& collec
   const ncclDataType_t dtype = nccl_type(p.text("dtype"), p.id());
   const cuda_choices::CollectiveCount cc = cuda_choices::collective_count(collective, size, elem_bytes(p.text("dtype")), ranks);
   if (!cc.skip_reason.empty()) throw PointFailure(PointStatus::skipped, cc.skip_reason);
-  const bool in_place = p.text("in_place") == "1";
+  const PointBuffers buffers{size, p.text("dtype"), p.text("in_place") == "1"};
   Comm& world = Comm::world();
   const bool multi_process = world.active() && world.size() > 1;
   const DeviceRestore restore;  // declared first: runs after every RankState is torn down
@@ -158,99 +281,15 @@ void run_collective(const Point& p, Measurement& meas, const std::string& collec
 
   std::vector<std::unique_ptr<RankState>> local;  // RankState owns a communicator: not copyable
   int first_rank = 0;
-  const auto setup_rank = [&](RankState& s) {
-    PTP_CUDA_CHECK(cudaSetDevice(s.device));
-    s.stream = std::make_unique<Stream>();
-    s.send = DeviceBuffer(size);
-    fill_uniform(s.send.get(), size / elem_bytes(p.text("dtype")), p.text("dtype"), 11);
-    if (!in_place) s.recv = DeviceBuffer(size);
-  };
-  if (multi_process) {  // one GPU per process
-    if (world.size() != ranks)
-      throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " ranks, launched with " +
-                                        std::to_string(world.size()));
-    // Device and buffers first, and agree on the outcome: a rank that failed here must not leave the
-    // others waiting in ncclCommInitRank.
-    local.push_back(std::make_unique<RankState>());
-    std::string error;
-    try {
-      if (devices < 1) throw PointFailure(PointStatus::failed, "no CUDA device on this rank");
-      local[0]->device = local_rank() % devices;
-      setup_rank(*local[0]);
-    } catch (const std::exception& e) {
-      error = "rank " + std::to_string(world.rank()) + ": " + e.what();
-    }
-    if (world.max(error.empty() ? 0.0 : 1.0) > 0)
-      throw PointFailure(PointStatus::failed, error.empty() ? "another rank failed to set up this point" : error);
+  if (multi_process) {
+    setup_one_gpu_per_process(local, world, ranks, devices, buffers);
     first_rank = world.rank();
-  } else {  // every GPU from this process
-    if (ranks > devices)
-      throw PointFailure(PointStatus::skipped, "needs " + std::to_string(ranks) + " GPUs, " + std::to_string(devices) + " visible");
-    std::vector<ncclComm_t> comms(static_cast<std::size_t>(ranks));
-    std::vector<int> devs(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) devs[static_cast<std::size_t>(r)] = r;
-    nccl_check(ncclCommInitAll(comms.data(), ranks, devs.data()), "ncclCommInitAll");
-    for (int r = 0; r < ranks; ++r) {
-      local.push_back(std::make_unique<RankState>());
-      local.back()->device = r;
-      local.back()->comm = comms[static_cast<std::size_t>(r)];
-    }
-    for (auto& s : local) setup_rank(*s);
+  } else {
+    setup_every_local_gpu(local, ranks, devices, buffers);
   }
-
-  const auto sync_all = [&] {
-    for (auto& s : local) {
-      PTP_CUDA_CHECK(cudaSetDevice(s->device));
-      PTP_CUDA_CHECK(cudaStreamSynchronize(s->stream->get()));
-    }
-  };
-  const auto run_iters = [&](int iters) {
-    for (int it = 0; it < iters; ++it) {
-      nccl_check(ncclGroupStart(), "ncclGroupStart");
-      for (std::size_t i = 0; i < local.size(); ++i) {
-        RankState& s = *local[i];
-        PTP_CUDA_CHECK(cudaSetDevice(s.device));
-        CollectiveCall call{s.comm, s.stream->get(), s.send.get(), in_place ? s.send.get() : s.recv.get(),
-                            cc.count, dtype, first_rank + static_cast<int>(i), ranks};
-        nccl_check(launch(call), "NCCL collective");
-      }
-      nccl_check(ncclGroupEnd(), "ncclGroupEnd");
-    }
-  };
-  const auto timed = [&](int iters) {
-    sync_all();
-    world.barrier();
-    const auto t0 = std::chrono::steady_clock::now();
-    run_iters(iters);
-    sync_all();
-    return world.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  };
-  const auto body = [&](Watchdog* dog) {
-    if (multi_process) {
-      ncclUniqueId id{};
-      if (world.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
-      world.broadcast(&id, sizeof id);
-      PTP_CUDA_CHECK(cudaSetDevice(local[0]->device));
-      nccl_check(ncclCommInitRank(&local[0]->comm, ranks, id, world.rank()), "ncclCommInitRank");
-      if (dog) dog->kick();
-    }
-    // Iterations per sample (nccl-tests -n): two untimed calls set up connections, one timed call
-    // (slowest rank) sizes the loop so a sample lasts about 1 ms and small messages are not launch
-    // overhead. Every rank gets the same count from the agreed time.
-    run_iters(2);
-    const int iters = cuda_choices::collective_iterations(timed(1));
-    std::string notes = "iters_per_sample=" + std::to_string(iters);
-    if (cc.bytes != size) notes += "; effective_bytes=" + std::to_string(cc.bytes);
-    meas.set("notes", notes);
-    if (multi_process) meas.set_agreement([&](bool stop) { return world.agree(stop); });
-    meas.measure([&] {
-      const double t = timed(iters) / iters;
-      if (dog) dog->kick();
-      return t;
-    });
-  };
+  const CollectiveLoop loop{local, world, launch, cc, dtype, first_rank, ranks, buffers.in_place};
   if (!multi_process) {
-    body(nullptr);
+    measure_collective(loop, false, size, meas, nullptr);
     return;
   }
   // From here every rank waits on the others: a rank that fails or stalls ends the whole job
@@ -261,7 +300,7 @@ void run_collective(const Point& p, Measurement& meas, const std::string& collec
     world.abort(3);
   });
   try {
-    body(&dog);
+    measure_collective(loop, true, size, meas, &dog);
   } catch (const std::exception& e) {
     spdlog::critical("rank {}: {} failed ({}); aborting all ranks so none waits forever", world.rank(), p.id(), e.what());
     world.abort(3);
