@@ -92,6 +92,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptp-profile: internal error: %s\n", e.what());
     rc = 1;
   }
-  ptp::profile::Comm::world().finalize();
+  ptp::profile::Comm::finalize_world();
   return rc;
 }

@@ -4,7 +4,10 @@
 #include <ostream>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "ptp/profile/columns.hpp"
+#include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/profile/row_writer.hpp"
 #include "ptp/vocab/csv.hpp"
@@ -38,6 +41,8 @@ std::size_t ingest_nccl_tests_command(const std::string& log_path, const IngestO
 }
 
 void list_benchmarks(std::ostream& out) {
+  if (std::string why; cuda::compiled() && !cuda::load(&why))
+    spdlog::warn("{}; listing the host benchmarks only", why);
   for (const auto* b : Registry::instance().all()) {
     out << b->name() << "  [" << backend_name(b->backend()) << ", " << table_name(b->table()) << "]\n";
     for (const auto& a : b->axes())

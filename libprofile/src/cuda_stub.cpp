@@ -4,9 +4,18 @@
 
 namespace ptp::profile::cuda {
 
+namespace {
+const char* const kNotBuilt = "this ptp-profile was built without CUDA (configure with -DPTP_WITH_CUDA=ON)";
+}  // namespace
+
 bool compiled() { return false; }
+bool load(std::string* why) {
+  if (why) *why = kNotBuilt;
+  return false;
+}
+bool loaded() { return false; }
 int device_count(std::string* why) {
-  if (why) *why = "this ptp-profile was built without CUDA (configure with -DPTP_WITH_CUDA=ON)";
+  load(why);
   return 0;
 }
 void select_device(int) { throw InputError("--backend cuda: this ptp-profile was built without CUDA"); }

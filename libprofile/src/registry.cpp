@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
@@ -26,12 +27,15 @@ const Microbenchmark* Registry::find(const std::string& name) const {
 
 const Microbenchmark& Registry::get(const std::string& name, const std::string& where) const {
   if (const auto* b = find(name)) return *b;
+  // The CUDA benchmarks register when the CUDA plugin loads, which only a CUDA run does.
+  const bool cuda_unloaded = cuda::compiled() && !cuda::loaded();
   throw InputError(where + ": unknown microbenchmark '" + name + "'" + did_you_mean(name, names()) +
-                   (names().empty() ? "" : "; this build has: " + [&] {
+                   (names().empty() ? "" : "; " + std::string(cuda_unloaded ? "the host backend" : "this build") + " has: " + [&] {
                      std::string all;
                      for (const auto& n : names()) all += (all.empty() ? "" : ", ") + n;
                      return all;
-                   }()));
+                   }()) +
+                   (cuda_unloaded ? " (the CUDA benchmarks load with --backend cuda)" : ""));
 }
 
 std::vector<std::string> Registry::names() const {

@@ -60,6 +60,7 @@ Target resolve_target(const ProfileOptions& opt, const GpuCatalog& catalog) {
     return t;
   }
   if (!cuda::compiled()) throw InputError("--backend cuda: this ptp-profile was built without CUDA");
+  if (!cuda::load(&why)) throw InputError("--backend cuda: " + why);  // registers its benchmarks
   if (!opt.gpu.empty()) {
     t.spec = &catalog.get(opt.gpu, "--gpu");
     t.id = t.spec->id;
@@ -181,6 +182,11 @@ int run_profile(const ProfileOptions& opt) {
 
   Comm& comm = Comm::world();
   const bool writer_rank = comm.rank() == 0;
+  // Device and context before any output file exists: a plugin that cannot load leaves nothing behind.
+  if (target.backend == Backend::cuda) cuda::select_device(opt.device);
+  Row context = capture_host_context();
+  if (target.backend == Backend::cuda)
+    for (auto& [k, v] : cuda::capture_context(opt.device)) context[k] = v;
   const std::string stem = opt.out.empty() ? "ptp-profile-" + sweep.name + "-" + target.id : opt.out;
   Outputs out;
   if (writer_rank) {
@@ -192,10 +198,6 @@ int run_profile(const ProfileOptions& opt) {
       out.writers[t] = std::move(w);
     }
   }
-  if (target.backend == Backend::cuda) cuda::select_device(opt.device);
-  Row context = capture_host_context();
-  if (target.backend == Backend::cuda)
-    for (auto& [k, v] : cuda::capture_context(opt.device)) context[k] = v;
   install_stop_handlers();
 
   const std::string sweep_ref = sweep.file + "@ptp-" + ptp_version();

@@ -12,6 +12,7 @@
 #include "from_job.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/error.hpp"
@@ -183,6 +184,10 @@ TEST_CASE("from-job: a real host run of a small job writes valid rows") {
 
 #ifdef PTP_TEST_HAVE_CUDA
 TEST_CASE("from-job: the cuda sweep validates against the cuda registry") {
+  std::string why;
+  const bool loaded = ptp::profile::cuda::load(&why);  // registers the CUDA benchmarks
+  INFO(why);
+  REQUIRE(loaded);
   for (const char* job : {"bert-large-amp-16xa100.yaml", "resnet50-amp-8xa100.yaml", "llama3-70b-fp8-256xh100.yaml"}) {
     const JobSweep s = load(job);
     const auto sweep = ptp::profile::parse_sweep(ptp::profile_app::job_sweep_yaml(s, false), job, "a100-sxm4-80gb",

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/plan.hpp"
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/hardware.hpp"
@@ -45,6 +46,10 @@ double total_gpu_minutes(const Sweep& s, const Roofline& r) {
 }  // namespace
 
 TEST_CASE("full.yaml plans within 60 GPU-minutes on a100-sxm4-80gb", "[plan]") {
+  std::string why;
+  const bool loaded = cuda::load(&why);  // full.yaml's benchmarks are the CUDA plugin's
+  INFO(why);
+  REQUIRE(loaded);
   const auto catalog = ptp::load_gpu_catalog(ptp::config_root() + "/gpus");
   const Sweep s = load_sweep(kSweeps + "full.yaml", "a100-sxm4-80gb", Registry::instance());
   const double minutes = total_gpu_minutes(s, gpu_roofline(catalog.get("a100-sxm4-80gb", "test")));

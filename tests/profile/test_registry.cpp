@@ -1,11 +1,18 @@
 #include <catch2/catch.hpp>
 
 #include "ptp/profile/comm.hpp"
+#include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/microbenchmark.hpp"
 
 using namespace ptp::profile;
 
 TEST_CASE("every microbenchmark file registered itself", "[registry]") {
+#ifdef PTP_TEST_HAVE_CUDA
+  std::string why;
+  const bool loaded = cuda::load(&why);  // the CUDA benchmarks register when the plugin loads
+  INFO(why);
+  REQUIRE(loaded);
+#endif
   const auto names = Registry::instance().names();
   std::vector<std::string> expected = {"host_elementwise", "host_gemm", "host_membw", "host_reduction",
                                        "host_all_reduce"};

@@ -123,10 +123,10 @@ TEST_CASE("a time budget stops cleanly and --plan runs nothing", "[resume][binar
   const auto dir = ptp_test::temp_dir("budget");
   ptp_test::write_text(dir / "sweep.yaml", kSweep);
   const std::string out = (dir / "run").string(), log = (dir / "log.txt").string();
-  const auto t0 = std::chrono::steady_clock::now();
+  // The budget's effect is that the run ends early (fewer rows than points, and it says so); how
+  // long that took on a loaded machine is not asserted.
   CHECK(wait_exit(spawn({PTP_PROFILE_EXE, "--backend", "host", "--budget", "0.5s", "--out", out,
                          (dir / "sweep.yaml").string()}, log)) == 0);
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
   const auto rows = check_rows(out + ".ops.csv");
   CHECK(rows.size() >= 1);
   CHECK(rows.size() < 12);

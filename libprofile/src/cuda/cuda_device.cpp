@@ -1,6 +1,6 @@
-// Device discovery and the GPU part of the row context, through the runtime API only (no libcuda
-// link). cudaDeviceProp lost clockRate/memoryClockRate in CUDA 13, so clocks come from attributes.
-#include "ptp/profile/cuda_device.hpp"
+// The CUDA plugin's entry point: device discovery and the GPU part of the row context, through the
+// runtime API only (no libcuda link). cudaDeviceProp lost clockRate/memoryClockRate in CUDA 13, so
+// clocks come from attributes.
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -11,6 +11,7 @@
 #include <nccl.h>
 #endif
 
+#include "../cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "ptp/profile/row.hpp"
 
@@ -24,9 +25,6 @@ int attribute(cudaDeviceAttr a, int device) {
   int v = 0;
   return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : 0;
 }
-}  // namespace
-
-bool compiled() { return true; }
 
 int device_count(std::string* why) {
   int n = 0;
@@ -113,4 +111,19 @@ Row capture_context(int device) {
   return ctx;
 }
 
+class RuntimeBackend final : public Backend {
+ public:
+  int device_count(std::string* why) const override { return cuda::device_count(why); }
+  void select_device(int device) const override { cuda::select_device(device); }
+  std::string device_name(int device) const override { return cuda::device_name(device); }
+  Row capture_context(int device) const override { return cuda::capture_context(device); }
+  std::string library_versions() const override { return cuda::library_versions(); }
+};
+
+}  // namespace
 }  // namespace ptp::profile::cuda
+
+extern "C" const ptp::profile::cuda::Backend* ptp_profile_cuda_backend() {
+  static const ptp::profile::cuda::RuntimeBackend backend;
+  return &backend;
+}

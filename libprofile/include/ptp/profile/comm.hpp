@@ -1,21 +1,26 @@
 #pragma once
 // Process group for multi-rank runs. MPI is initialised only when the process was started by an MPI
 // launcher (mpirun/srun set OMPI_COMM_WORLD_SIZE / PMI_SIZE / PMIX_RANK); otherwise this is a single
-// rank and no MPI call is made. Built without MPI, world() is always a single rank.
+// rank and no MPI call is made. The MPI calls live in a plugin (libptp_profile_mpi.so, see
+// plugins.hpp) loaded on first need. Built without MPI, world() is always a single rank.
 #include <cstddef>
 #include <string>
 
 namespace ptp::profile {
 
+class MpiRuntime;
+
 class Comm {
  public:
-  static Comm& world();  // initialises MPI on first use when launched by an MPI launcher
+  static Comm& world();  // loads the MPI plugin and initialises MPI on first use under an MPI launcher
   static bool compiled_with_mpi();
   static bool launched_by_mpi();
+  // Finalises MPI if world() initialised it; never starts it (ends main, whatever ran before).
+  static void finalize_world();
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool active() const { return active_; }
-  std::string library_version() const;
+  std::string library_version() const;  // loads the MPI plugin; "" when built without MPI
 
   void barrier();
   bool agree(bool rank0_value);                 // rank 0's value on every rank
@@ -32,6 +37,7 @@ class Comm {
 
  private:
   Comm();
+  MpiRuntime* mpi_ = nullptr;  // set while MPI is active
   int rank_ = 0, size_ = 1;
   bool active_ = false;
 };

@@ -1,13 +1,18 @@
 #pragma once
-// The CUDA backend's entry points that the CPU-only harness needs. Built without CUDA they report
-// "not compiled in"; with CUDA but no driver/device, device_count() returns 0 and says why.
+// The CUDA backend's entry points that the CPU-only harness needs. They live in the CUDA plugin
+// (libptp_profile_cuda.so, see plugins.hpp), loaded on first use. Built without CUDA they report "not
+// compiled in"; with CUDA but no driver/device, device_count() returns 0 and says why.
 #include <string>
 
 #include "ptp/profile/row.hpp"
 
 namespace ptp::profile::cuda {
 
-bool compiled();
+bool compiled();                // this build has a CUDA plugin
+bool load(std::string* why);    // loads it (and registers its benchmarks); false and why when it cannot
+bool loaded();
+// These load the plugin; when it cannot load, device_count returns 0 with the reason, the others throw
+// InputError naming the plugin file.
 int device_count(std::string* why);
 void select_device(int device);
 std::string device_name(int device);
