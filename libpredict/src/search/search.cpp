@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -55,12 +56,14 @@ constexpr double kMaxSearchConfigurations = 1e7;
 class WorkloadCache {
  public:
   explicit WorkloadCache(const Predictor& p) : predictor_(p) {}
-  ResolvedJob resolve(const JobSpec& job) {
+  // nullopt when the configuration breaks a rule of the job spec (InputError for one met before the
+  // workload of its micro-batch is built).
+  std::optional<ResolvedJob> resolve(const JobSpec& job) {
     const auto key = std::make_tuple(job.model, job.batch_size, job.batch_tokens, job.seq_len);
     auto it = built_.find(key);
-    if (it != built_.end()) return resolve_job(job, predictor_.catalogs(), it->second);
+    if (it != built_.end()) return resolve_shared_job(job, predictor_.catalogs(), it->second, nullptr);
     ResolvedJob r = resolve_job(job, predictor_.catalogs());  // an invalid configuration keeps nothing
-    r.shared = built_.emplace(key, share_workload(std::move(r.workload))).first->second;
+    r.shared = built_.emplace(key, share_workload(std::move(r.workload), *r.model)).first->second;
     r.workload = Workload{};
     return r;
   }
@@ -199,13 +202,18 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
   walk.each(base, [&](const JobSpec& job, const std::vector<Override>& settings) {
     if (index++ % stride != first) return;
     ++share.configurations;
-    ResolvedJob r;
+    std::optional<ResolvedJob> resolved;
     try {
-      r = cache.resolve(job);
+      resolved = cache.resolve(job);
     } catch (const InputError&) {
       ++share.invalid;
       return;
     }
+    if (!resolved) {
+      ++share.invalid;
+      return;
+    }
+    const ResolvedJob& r = *resolved;
     // The prediction's own memory estimate (same function, same constants): no timing for what cannot
     // fit. A recommendation keeps the headroom a single prediction only warns about.
     if (const auto m = estimate_memory(r, predictor.constants()); !m.fits || m.near_capacity) {
