@@ -106,6 +106,9 @@ std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p) {
 std::shared_ptr<const SharedWorkload> share_workload(Workload w) {
   auto s = std::make_shared<SharedWorkload>();
   s->blocks = count_blocks(w);
+  s->fwd_flops = w.fwd_flops();
+  s->bwd_flops = w.bwd_flops();
+  s->model_flops = model_flops_per_microbatch(w, true);
   s->workload = std::move(w);
   s->memo = std::make_shared<StepMemo>();
   return s;

@@ -171,8 +171,9 @@ struct StageTime {
   std::vector<TraceLayer> layers;
   std::vector<double> layer_params;
 };
+// `layer_names`: name each of StageTime::layers (the trace's); without them only the times are kept.
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
-                     const ParallelConstants& pk);
+                     const ParallelConstants& pk, bool layer_names = true);
 
 // Data-parallel gradient/parameter traffic of one stage and what of it is exposed per step.
 struct DpComm {

@@ -2,6 +2,7 @@
 // precision casts, and the model-parallel communication on the critical path (TP collectives,
 // context-parallel KV ring, expert all-to-all, pipeline sends).
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "parallelism.hpp"
@@ -10,6 +11,7 @@
 namespace ptp {
 
 namespace {
+constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::loss) + 1;  // the last OpKind
 
 // Selective recomputation re-runs the ops that stash the most per FLOP: attention scores and
 // softmax (Megatron's selective recompute) and norms/elementwise ops (per-op SAC in torchtitan);
@@ -24,7 +26,7 @@ bool recomputed(const Op& op, Recompute policy) {
 }  // namespace
 
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
-                     const ParallelConstants& pk) {
+                     const ParallelConstants& pk, bool layer_names) {
   StageTime t;
   const auto& p = *job.policy;
   std::map<int, std::size_t> layer_index;
@@ -33,6 +35,9 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
   const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
+  // Summed by kind in arrays (a map insert per op was a tenth of a search), then kept as the map.
+  std::array<double, kOpKinds> roofline{};
+  std::array<bool, kOpKinds> roofline_seen{};
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const OpTime& ot = times[i];
@@ -44,7 +49,11 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     if (k.op_model) {
       const double learned = ot.forward_learned_s + ot.backward_learned_s;
       t.gpu_learned += learned;
-      if (ot.forward_s + ot.backward_s > learned) t.roofline_by_kind[op.kind] += ot.forward_s + ot.backward_s - learned;
+      if (ot.forward_s + ot.backward_s > learned) {
+        const auto kind = static_cast<std::size_t>(op.kind);
+        roofline[kind] += ot.forward_s + ot.backward_s - learned;
+        roofline_seen[kind] = true;
+      }
     }
     if (recomputed(op, recompute)) {
       rec_gpu += ot.forward_s;
@@ -58,8 +67,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     if (t.layers.empty() || op.layer != last_layer) {
       auto [it, fresh] = layer_index.emplace(op.layer, t.layers.size());
       if (fresh) {
-        const auto dot = op.name.find('.');
-        t.layers.push_back({dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
+        const auto dot = layer_names ? op.name.find('.') : std::string::npos;
+        t.layers.push_back({!layer_names ? std::string() : dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
         t.layer_params.push_back(0);
       }
       last_layer = op.layer;
@@ -69,6 +78,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     t.layers[last_index].backward_s += ot.backward_s;
     if (!op.sparse_update && !op.frozen) t.layer_params[last_index] += op.params;
   }
+  for (std::size_t kind = 0; kind < kOpKinds; ++kind)
+    if (roofline_seen[kind]) t.roofline_by_kind[static_cast<OpKind>(kind)] = roofline[kind];
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).
   const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;

@@ -147,7 +147,7 @@ struct ComposedStep {
 };
 
 // The step time, its breakdown, MFU and per-layer times; `report` adds the model's and the compute
-// levels' warnings.
+// levels' warnings and names the layers.
 Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, const ParallelConstants& pk, bool report,
                         ComposedStep& cs) {
   const auto& j = job.job;
@@ -173,7 +173,7 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   std::vector<StageTime> times;
   std::size_t slow = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    times.push_back(stage_time(stages[i], job, l, k, pk));
+    times.push_back(stage_time(stages[i], job, l, k, pk, report));
     if (times[i].total() > times[slow].total()) slow = i;
   }
   const Stage& stage = stages[slow];
@@ -224,8 +224,9 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   if (job.model->sequence) out.tokens_per_second = out.samples_per_second * real_tokens_per_sequence(j);
   out.tokens_per_second_per_gpu = out.tokens_per_second / j.cluster.num_gpus;
   // Hardware FLOPs of all GPUs (recomputation included): one replica's work per DP rank.
-  out.flops_per_step = (job.work().fwd_flops() * (l.recompute == Recompute::full ? 2 : 1) + job.work().bwd_flops()) * m *
-                       l.dp;
+  const double fwd_flops = job.shared ? job.shared->fwd_flops : job.work().fwd_flops();
+  const double bwd_flops = job.shared ? job.shared->bwd_flops : job.work().bwd_flops();
+  out.flops_per_step = (fwd_flops * (l.recompute == Recompute::full ? 2 : 1) + bwd_flops) * m * l.dp;
   fill_mfu(job, out);
   if (t.gpu_fwd + t.gpu_bwd > 0) out.gemm_math_share = std::clamp(t.gpu_gemm / (t.gpu_fwd + t.gpu_bwd), 0.0, 1.0);
   if (k.op_model) report_compute_levels(t, out, report);

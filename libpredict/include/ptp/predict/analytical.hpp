@@ -120,7 +120,7 @@ MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants
 
 Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k = {});
 // Its step time, breakdown and MFU alone (the same numbers): no memory estimate, layout report,
-// warnings or run totals. The learned aggregator's features read only these, for two more
+// warnings, layer names or run totals. The learned aggregator's features read only these, for two more
 // compositions of every job it predicts.
 Prediction predict_step_time(const ResolvedJob& job, const AnalyticalConstants& k);
 

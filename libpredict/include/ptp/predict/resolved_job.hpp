@@ -54,6 +54,9 @@ struct SharedWorkload {
   Workload workload;
   int blocks = 0;  // count_blocks(workload)
   std::shared_ptr<StepMemo> memo;
+  // Sums over every op, the same for each layout: workload.fwd_flops(), bwd_flops() and
+  // model_flops_per_microbatch(workload, true) (analytical/parallelism.hpp).
+  double fwd_flops = 0, bwd_flops = 0, model_flops = 0;
   // Read once for a transformer that has them all (else every layout reads them, as resolve_job and
   // make_layout do for an unshared workload): a search checks and lays out ~10^5 layouts of one model.
   std::optional<LayoutLimits> limits;
