@@ -28,6 +28,9 @@ bool recomputed(const Op& op, Recompute policy) {
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
                      const ParallelConstants& pk, bool layer_names) {
   StageTime t;
+  // A transformer stage's layers are its blocks plus the embedding, head and loss around them.
+  t.layers.reserve(static_cast<std::size_t>(s.blocks) + 4);
+  t.layer_params.reserve(static_cast<std::size_t>(s.blocks) + 4);
   const auto& p = *job.policy;
   std::map<int, std::size_t> layer_index;
   int last_layer = 0;
