@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The speed goals as whole-process figures (README "Speed"): one learned prediction, a 10,000-row
 # sweep, the default search of Llama-3-70B on 1,024 H100s. Builds nothing: run scripts/build.sh first.
-# Each command runs N times (default 5) under /usr/bin/time; the table shows the median wall time,
-# the median CPU time (user + sys: what a loaded machine inflates least) and the median peak RSS.
+# Each command runs N times (default 5); the table shows the median wall time, the median CPU time
+# (user + sys, from /usr/bin/time in 10 ms steps: what a loaded machine inflates least) and the
+# median peak RSS.
 # Then the in-process Google Benchmark figures, when bench_predict was built.
 # Usage: scripts/bench.sh [build-dir] [runs]     (PTP_BENCH_INPROCESS=0 skips the in-process part)
 set -euo pipefail
@@ -22,16 +23,22 @@ measure() {
   local name=$1 goal_s=$2 goal_mb=$3
   shift 4
   : >"$tmp/runs"
+  : >"$tmp/walls"
   for ((i = 0; i < runs; ++i)); do
-    /usr/bin/time -f "%e %U %S %M" -o "$tmp/one" "$@" >/dev/null 2>"$tmp/err" ||
-      { echo "bench.sh: '$*' failed:" >&2; cat "$tmp/err" >&2; exit 1; }
+    # Wall time of the bare process (bash's microsecond clock; /usr/bin/time counts in 10 ms), then
+    # CPU time and peak RSS of a second run under /usr/bin/time.
+    local start=$EPOCHREALTIME
+    "$@" >/dev/null 2>"$tmp/err" || { echo "bench.sh: '$*' failed:" >&2; cat "$tmp/err" >&2; exit 1; }
+    local end=$EPOCHREALTIME
+    awk -v a="$start" -v b="$end" 'BEGIN {print b - a}' >>"$tmp/walls"
+    /usr/bin/time -f "%U %S %M" -o "$tmp/one" "$@" >/dev/null 2>&1
     cat "$tmp/one" >>"$tmp/runs"
   done
   local wall cpu rss
-  wall=$(awk '{print $1}' "$tmp/runs" | median)
-  cpu=$(awk '{print $2 + $3}' "$tmp/runs" | median)
-  rss=$(awk '{print $4 / 1024}' "$tmp/runs" | median)
-  printf "%-34s %10.3f %10.3f %9.1f   <= %s s, <= %s MB\n" "$name" "$wall" "$cpu" "$rss" "$goal_s" "$goal_mb"
+  wall=$(median <"$tmp/walls")
+  cpu=$(awk '{print $1 + $2}' "$tmp/runs" | median)
+  rss=$(awk '{print $3 / 1024}' "$tmp/runs" | median)
+  printf "%-34s %10.4f %10.2f %9.1f   <= %s s, <= %s MB\n" "$name" "$wall" "$cpu" "$rss" "$goal_s" "$goal_mb"
 }
 
 batches=$(seq -s, 16 16 800)   # 50 micro-batches
