@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "analytical/parallelism.hpp"
 #include "analytical/step_memo.hpp"
@@ -24,51 +25,73 @@ const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
 
 namespace {
 [[noreturn]] void fail(const JobSpec& j, const std::string& field, const std::string& msg) { fail_field(j, field, msg); }
+[[noreturn]] void fail(const JobSpec& j, const Refusal& r) { fail_field(j, r.field, r.why); }
 std::string num(double v) { return std::to_string(static_cast<long long>(v)); }
 
+LayoutLimits layout_limits(const ModelDesc& m) {
+  const auto& mp = m.params;
+  LayoutLimits out;
+  out.heads = mp.get_number("heads", 1, 1e4);
+  if (auto mamba = mp.optional_child("mamba")) out.mamba_groups = mamba->get_number("groups", 1, 1e5, 1);
+  out.experts = mp.get_number("num_experts", 0, 1e6, 0);
+  const TransformerWidths widths = transformer_widths(mp);
+  out.hidden = widths.hidden;
+  out.kv_dim = widths.kv_dim;
+  out.experts_per_token = widths.experts_per_token;
+  out.expert_width = widths.expert_width;
+  return out;
+}
+
 // Model-parallel layouts must cut the model where Megatron can: heads over TP ranks, blocks over
-// pipeline chunks, sequence chunks over CP ranks, experts over EP ranks.
-void validate_layout(const ResolvedJob& r, int blocks) {
+// pipeline chunks, sequence chunks over CP ranks, experts over EP ranks. A broken rule is returned,
+// not thrown: a search refuses most of its layouts here, and an exception per layout (with the
+// field's file:line:column looked up for its message) cost it more than the predictions it makes.
+std::optional<Refusal> layout_refusal(const ResolvedJob& r, int blocks, const LayoutLimits* known) {
   const auto& j = r.job;
   const auto& par = j.parallelism;
   const auto& m = *r.model;
   const bool model_parallel = par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
   if (par.virtual_pipeline > 1 && par.pipeline == 1)
-    fail(j, "parallelism.virtual_pipeline", "needs parallelism.pipeline > 1 (interleaving splits each stage)");
-  if (!model_parallel) return;
+    return Refusal{"parallelism.virtual_pipeline", "needs parallelism.pipeline > 1 (interleaving splits each stage)"};
+  if (!model_parallel) return std::nullopt;
   if (m.family != "transformer")
-    fail(j, "parallelism", "tensor/pipeline/context/expert parallelism is modelled for transformer models; '" + m.id +
-                               "' is a " + m.family + " model (use data parallelism and sharding)");
+    return Refusal{"parallelism", "tensor/pipeline/context/expert parallelism is modelled for transformer models; '" +
+                                      m.id + "' is a " + m.family + " model (use data parallelism and sharding)"};
+  // Without `known`, each number is read where it is first needed, so a model's bad field is
+  // reported only by the layouts that use it.
   const auto& mp = m.params;
-  const double heads = mp.get_number("heads", 1, 1e4);
+  const double heads = known ? known->heads : mp.get_number("heads", 1, 1e4);
   if (std::fmod(heads, par.tensor) != 0)
-    fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) + " attention heads of '" +
-                                      m.id + "'");
+    return Refusal{"parallelism.tensor", num(par.tensor) + " does not divide the " + num(heads) +
+                                             " attention heads of '" + m.id + "'"};
   // Megatron's MambaMixer splits the SSM groups (and so the heads) over TP ranks.
-  if (auto mamba = mp.optional_child("mamba")) {
-    const double groups = mamba->get_number("groups", 1, 1e5, 1);
-    if (std::fmod(groups, par.tensor) != 0)
-      fail(j, "parallelism.tensor", num(par.tensor) + " does not divide the " + num(groups) + " Mamba-2 groups of '" +
-                                        m.id + "'");
-  }
+  std::optional<double> mamba_groups;
+  if (known) mamba_groups = known->mamba_groups;
+  else if (auto mamba = mp.optional_child("mamba")) mamba_groups = mamba->get_number("groups", 1, 1e5, 1);
+  if (mamba_groups && std::fmod(*mamba_groups, par.tensor) != 0)
+    return Refusal{"parallelism.tensor", num(par.tensor) + " does not divide the " + num(*mamba_groups) +
+                                             " Mamba-2 groups of '" + m.id + "'"};
   const int chunks = par.pipeline * par.virtual_pipeline;
   if (par.pipeline > 1 && !pipeline_split(blocks, par.pipeline, par.virtual_pipeline).fits())
-    fail(j, par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",
-         "the " + num(blocks) + " layers of '" + m.id + "' cannot fill pipeline x virtual_pipeline = " + num(chunks) +
-             " chunks (each chunk needs at least one layer)");
+    return Refusal{par.virtual_pipeline > 1 ? "parallelism.virtual_pipeline" : "parallelism.pipeline",
+                   "the " + num(blocks) + " layers of '" + m.id + "' cannot fill pipeline x virtual_pipeline = " +
+                       num(chunks) + " chunks (each chunk needs at least one layer)"};
   if (par.context > 1 && j.seq_len % (2 * par.context) != 0)
-    fail(j, "parallelism.context", "seq_len " + num(j.seq_len) + " must be a multiple of 2 x context = " +
-                                       num(2 * par.context) + " (load-balanced causal chunks)");
+    return Refusal{"parallelism.context", "seq_len " + num(j.seq_len) + " must be a multiple of 2 x context = " +
+                                              num(2 * par.context) + " (load-balanced causal chunks)"};
   if (par.expert > 1) {
-    const double experts = mp.get_number("num_experts", 0, 1e6, 0);
-    if (experts <= 0) fail(j, "parallelism.expert", "'" + m.id + "' has no experts (num_experts in its model YAML)");
+    const double experts = known ? known->experts : mp.get_number("num_experts", 0, 1e6, 0);
+    if (experts <= 0)
+      return Refusal{"parallelism.expert", "'" + m.id + "' has no experts (num_experts in its model YAML)"};
     if (std::fmod(experts, par.expert) != 0)
-      fail(j, "parallelism.expert", num(par.expert) + " does not divide the " + num(experts) + " experts of '" + m.id + "'");
+      return Refusal{"parallelism.expert", num(par.expert) + " does not divide the " + num(experts) +
+                                               " experts of '" + m.id + "'"};
     const long dense_ranks = static_cast<long>(par.tensor) * par.context * r.data_parallel;
     if (dense_ranks % par.expert != 0)
-      fail(j, "parallelism.expert", num(par.expert) + " must divide tensor x context x data = " + num(dense_ranks) +
-                                        " (expert-parallel ranks are drawn from them)");
+      return Refusal{"parallelism.expert", num(par.expert) + " must divide tensor x context x data = " +
+                                               num(dense_ranks) + " (expert-parallel ranks are drawn from them)"};
   }
+  return std::nullopt;
 }
 }  // namespace
 
@@ -83,22 +106,41 @@ std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p) {
 std::shared_ptr<const SharedWorkload> share_workload(Workload w) {
   auto s = std::make_shared<SharedWorkload>();
   s->blocks = count_blocks(w);
+  s->fwd_flops = w.fwd_flops();
+  s->bwd_flops = w.bwd_flops();
+  s->model_flops = model_flops_per_microbatch(w, true);
   s->workload = std::move(w);
   s->memo = std::make_shared<StepMemo>();
   return s;
 }
 
+std::shared_ptr<const SharedWorkload> share_workload(Workload w, const ModelDesc& model) {
+  auto s = std::const_pointer_cast<SharedWorkload>(share_workload(std::move(w)));
+  // A model missing one of them (or with one out of range) keeps the per-layout reads, and so the
+  // error resolve_job reports for the layouts that need it.
+  if (model.family == "transformer") try {
+      s->limits = layout_limits(model);
+    } catch (const InputError&) {
+    }
+  return s;
+}
+
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs) { return resolve_job(job, catalogs, nullptr); }
 
-ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::shared_ptr<const SharedWorkload> workload) {
-  ResolvedJob r;
+namespace {
+// Everything but the workload and the layout rules: catalog entries, precision, memory convention,
+// cluster shape, data-parallel degree, gradient accumulation. Unknown ids still throw (a search's
+// values are checked before it starts); a rule the configuration breaks is returned.
+std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const Catalogs& catalogs) {
   r.job = job;
-  r.gpu = &catalogs.gpus().get(job.cluster.gpu, field_prefix(job, "cluster.gpu"));
+  // The field's location is looked up only for the message of an unknown id.
+  const GpuSpec* gpu = catalogs.gpus().find(job.cluster.gpu);
+  r.gpu = gpu ? gpu : &catalogs.gpus().get(job.cluster.gpu, field_prefix(job, "cluster.gpu"));
   r.price = resolve_price(job, *r.gpu, catalogs.gpus());
   r.policy = &precision_policy(job.precision);
   const auto& g = *r.gpu;
   const auto& p = *r.policy;
-  if (const std::string why = precision_refusal(g, p); !why.empty()) fail(job, "precision", why);
+  if (std::string why = precision_refusal(g, p); !why.empty()) return Refusal{"precision", std::move(why)};
   const auto& mem = job.memory;
   // Sharded weights are FSDP's (or ZeRO-3's) own mixed precision: the FP32 shard is the master, and
   // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss
@@ -133,9 +175,9 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   }
   JobSpec& rj = r.job;
   if (r.model->sequence && rj.seq_len <= 0)
-    fail(job, "seq_len", "required for sequence model '" + r.model->id + "'");
+    return Refusal{"seq_len", "required for sequence model '" + r.model->id + "'"};
   if (rj.batch_tokens > 0) {
-    if (rj.seq_len <= 0) fail(job, "batch_tokens", "needs seq_len to convert tokens into sequences");
+    if (rj.seq_len <= 0) return Refusal{"batch_tokens", "needs seq_len to convert tokens into sequences"};
     rj.batch_size = rj.batch_tokens / rj.seq_len;
   }
 
@@ -145,38 +187,63 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   c.gpus_per_node = r.gpus_per_node;
   r.nodes = (c.num_gpus + r.gpus_per_node - 1) / r.gpus_per_node;
   if (c.num_gpus % r.gpus_per_node != 0)
-    fail(job, "cluster.num_gpus", "must be a multiple of gpus_per_node (" + std::to_string(r.gpus_per_node) + ")");
+    return Refusal{"cluster.num_gpus", "must be a multiple of gpus_per_node (" + std::to_string(r.gpus_per_node) + ")"};
   const std::string fabric_id = c.inter_node.empty() ? g.default_inter_node : c.inter_node;
-  r.fabric = &catalogs.fabrics().get(fabric_id, field_prefix(job, "cluster.inter_node"));
+  const FabricSpec* fabric = catalogs.fabrics().find(fabric_id);
+  r.fabric = fabric ? fabric : &catalogs.fabrics().get(fabric_id, field_prefix(job, "cluster.inter_node"));
   c.inter_node = fabric_id;
 
   const auto& par = rj.parallelism;
   const long model_parallel = static_cast<long>(par.tensor) * par.pipeline * par.context;
   if (c.num_gpus % model_parallel != 0)
-    fail(job, "parallelism", "tensor x pipeline x context = " + std::to_string(model_parallel) +
-                                 " must divide num_gpus = " + std::to_string(c.num_gpus));
+    return Refusal{"parallelism", "tensor x pipeline x context = " + std::to_string(model_parallel) +
+                                      " must divide num_gpus = " + std::to_string(c.num_gpus)};
   r.data_parallel = static_cast<int>(c.num_gpus / model_parallel);
   if (par.data > 0 && par.data != r.data_parallel)
-    fail(job, "parallelism.data", "is " + std::to_string(par.data) + " but num_gpus / (tensor x pipeline x context) = " +
-                                      std::to_string(r.data_parallel));
+    return Refusal{"parallelism.data", "is " + std::to_string(par.data) +
+                                           " but num_gpus / (tensor x pipeline x context) = " +
+                                           std::to_string(r.data_parallel)};
   if (rj.global_batch_size) {
     const double per_step = rj.batch_size * r.data_parallel;
     const double accum = *rj.global_batch_size / per_step;
     if (accum < 1 || std::fabs(accum - std::round(accum)) > 1e-9)
-      fail(job, "global_batch_size", "must be a multiple of batch_size x data-parallel degree (" +
-                                         std::to_string(static_cast<long long>(per_step)) + ")");
+      return Refusal{"global_batch_size", "must be a multiple of batch_size x data-parallel degree (" +
+                                              std::to_string(static_cast<long long>(per_step)) + ")"};
     rj.grad_accum = static_cast<int>(std::round(accum));
   }
   r.samples_per_step = rj.batch_size * rj.grad_accum * r.data_parallel;
 
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<ResolvedJob> resolve_shared_job(const JobSpec& job, const Catalogs& catalogs,
+                                              std::shared_ptr<const SharedWorkload> workload, Refusal* refused) {
+  std::optional<ResolvedJob> r(std::in_place);
+  auto refusal = resolve_frame(*r, job, catalogs);
+  if (!refusal) refusal = layout_refusal(*r, workload->blocks, workload->limits ? &*workload->limits : nullptr);
+  if (refusal) {
+    if (refused) *refused = std::move(*refusal);
+    return std::nullopt;
+  }
+  r->shared = std::move(workload);
+  return r;
+}
+
+ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::shared_ptr<const SharedWorkload> workload) {
+  if (workload) {
+    Refusal refused;
+    auto r = resolve_shared_job(job, catalogs, std::move(workload), &refused);
+    if (!r) fail(job, refused);
+    return std::move(*r);
+  }
+  ResolvedJob r;
+  if (auto refused = resolve_frame(r, job, catalogs)) fail(job, *refused);
+  const JobSpec& rj = r.job;
+  const auto& par = rj.parallelism;
   BuildContext ctx;
   ctx.batch = rj.batch_size;
   ctx.seq_len = rj.seq_len;
-  if (workload) {
-    validate_layout(r, workload->blocks);
-    r.shared = std::move(workload);
-    return r;
-  }
   try {
     r.workload = build_workload(*r.model, ctx);
   } catch (const InputError& e) {
@@ -188,7 +255,8 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
              r.model->family + " model");
   apply_finetune(r.workload, rj, r.model->id);
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
-  validate_layout(r, par.pipeline > 1 ? count_blocks(r.workload) : 0);  // walks every op: only when it matters
+  // count_blocks walks every op: only when it matters.
+  if (auto refused = layout_refusal(r, par.pipeline > 1 ? count_blocks(r.workload) : 0, nullptr)) fail(job, *refused);
   return r;
 }
 

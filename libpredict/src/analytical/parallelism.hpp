@@ -52,6 +52,12 @@ struct Layout {
   bool shards_optimizer() const { return ptp::shards_optimizer(sharding); }
 };
 Layout make_layout(const ResolvedJob& job);
+// A transformer model's widths make_layout reads from its YAML (hidden, kv_dim, experts_per_token,
+// expert_width: hidden unless LatentMoE's expert_latent).
+struct TransformerWidths {
+  double hidden = 0, kv_dim = 0, experts_per_token = 0, expert_width = 0;
+};
+TransformerWidths transformer_widths(const YamlReader& model_params);
 
 // A communicator: its size and how many of its ranks share a node (they talk over NVLink/PCIe; the
 // rest crosses the node's NICs). Megatron orders ranks tp (fastest), cp, dp, pp.
@@ -165,8 +171,9 @@ struct StageTime {
   std::vector<TraceLayer> layers;
   std::vector<double> layer_params;
 };
+// `layer_names`: name each of StageTime::layers (the trace's); without them only the times are kept.
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
-                     const ParallelConstants& pk);
+                     const ParallelConstants& pk, bool layer_names = true);
 
 // Data-parallel gradient/parameter traffic of one stage and what of it is exposed per step.
 struct DpComm {

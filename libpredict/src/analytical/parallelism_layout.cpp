@@ -25,17 +25,32 @@ Layout make_layout(const ResolvedJob& job) {
   l.microbatches = std::max(1, j.grad_accum);
   l.tokens = job.work().tokens;
   l.elem_bytes = job.policy->half_precision ? 2 : 4;
-  if (job.model && job.model->family == "transformer") {
-    const auto& mp = job.model->params;
-    l.hidden = mp.get_number("hidden", 1, 1e6);
-    const double heads = mp.get_number("heads", 1, 1e4);
-    const double head_dim = mp.get_number("head_dim", 1, 1e5, l.hidden / heads);
-    l.kv_dim = mp.get_number("kv_heads", 1, 1e4, heads) * head_dim;
-    l.experts_per_token = mp.get_number("experts_per_token", 0, 1e4, 0);
-    l.expert_width = mp.get_number("expert_latent", 0, 1e6, 0);
-    if (l.expert_width <= 0) l.expert_width = l.hidden;
+  if (job.shared && job.shared->limits) {
+    const auto& known = *job.shared->limits;
+    l.hidden = known.hidden;
+    l.kv_dim = known.kv_dim;
+    l.experts_per_token = known.experts_per_token;
+    l.expert_width = known.expert_width;
+  } else if (job.model && job.model->family == "transformer") {
+    const TransformerWidths w = transformer_widths(job.model->params);
+    l.hidden = w.hidden;
+    l.kv_dim = w.kv_dim;
+    l.experts_per_token = w.experts_per_token;
+    l.expert_width = w.expert_width;
   }
   return l;
+}
+
+TransformerWidths transformer_widths(const YamlReader& mp) {
+  TransformerWidths w;
+  w.hidden = mp.get_number("hidden", 1, 1e6);
+  const double heads = mp.get_number("heads", 1, 1e4);
+  const double head_dim = mp.get_number("head_dim", 1, 1e5, w.hidden / heads);
+  w.kv_dim = mp.get_number("kv_heads", 1, 1e4, heads) * head_dim;
+  w.experts_per_token = mp.get_number("experts_per_token", 0, 1e4, 0);
+  w.expert_width = mp.get_number("expert_latent", 0, 1e6, 0);
+  if (w.expert_width <= 0) w.expert_width = w.hidden;
+  return w;
 }
 
 namespace {

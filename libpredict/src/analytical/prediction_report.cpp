@@ -14,7 +14,9 @@ std::string describe(const PeakBasis& b) {
 }
 // Model FLOPs of one optimizer step: every micro-batch on every data-parallel replica.
 double model_flops_per_step(const ResolvedJob& job, bool include_conv) {
-  return model_flops_per_microbatch(job.work(), include_conv) * job.job.grad_accum * std::max(1, job.data_parallel);
+  const double per_microbatch =
+      job.shared && include_conv ? job.shared->model_flops : model_flops_per_microbatch(job.work(), include_conv);
+  return per_microbatch * job.job.grad_accum * std::max(1, job.data_parallel);
 }
 double utilization(const ResolvedJob& job, double flops_per_step, double step_s, double peak_flops) {
   const double gpu_seconds = step_s * job.job.cluster.num_gpus;

@@ -2,6 +2,7 @@
 // precision casts, and the model-parallel communication on the critical path (TP collectives,
 // context-parallel KV ring, expert all-to-all, pipeline sends).
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "parallelism.hpp"
@@ -10,9 +11,16 @@
 
 namespace ptp {
 
+namespace {
+constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::loss) + 1;  // the last OpKind
+}  // namespace
+
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
-                     const ParallelConstants& pk) {
+                     const ParallelConstants& pk, bool layer_names) {
   StageTime t;
+  // A transformer stage's layers are its blocks plus the embedding, head and loss around them.
+  t.layers.reserve(static_cast<std::size_t>(s.blocks) + 4);
+  t.layer_params.reserve(static_cast<std::size_t>(s.blocks) + 4);
   const auto& p = *job.policy;
   std::map<int, std::size_t> layer_index;
   int last_layer = 0;
@@ -21,6 +29,9 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
   const auto redone = forward_redone(s.ops, recompute, job.state.selective);
+  // Summed by kind in arrays (a map insert per op was a tenth of a search), then kept as the map.
+  std::array<double, kOpKinds> roofline{};
+  std::array<bool, kOpKinds> roofline_seen{};
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const OpTime& ot = times[i];
@@ -32,7 +43,11 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     if (k.op_model) {
       const double learned = ot.forward_learned_s + ot.backward_learned_s;
       t.gpu_learned += learned;
-      if (ot.forward_s + ot.backward_s > learned) t.roofline_by_kind[op.kind] += ot.forward_s + ot.backward_s - learned;
+      if (ot.forward_s + ot.backward_s > learned) {
+        const auto kind = static_cast<std::size_t>(op.kind);
+        roofline[kind] += ot.forward_s + ot.backward_s - learned;
+        roofline_seen[kind] = true;
+      }
     }
     rec_gpu += redone[i] * ot.forward_s;
     rec_launch += redone[i] * ot.forward_launch_s;
@@ -44,8 +59,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     if (t.layers.empty() || op.layer != last_layer) {
       auto [it, fresh] = layer_index.emplace(op.layer, t.layers.size());
       if (fresh) {
-        const auto dot = op.name.find('.');
-        t.layers.push_back({dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
+        const auto dot = layer_names ? op.name.find('.') : std::string::npos;
+        t.layers.push_back({!layer_names ? std::string() : dot == std::string::npos ? op.name : op.name.substr(0, dot), 0, 0});
         t.layer_params.push_back(0);
       }
       last_layer = op.layer;
@@ -55,6 +70,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     t.layers[last_index].backward_s += ot.backward_s;
     if (!op.sparse_update && !op.frozen) t.layer_params[last_index] += op.params;
   }
+  for (std::size_t kind = 0; kind < kOpKinds; ++kind)
+    if (roofline_seen[kind]) t.roofline_by_kind[static_cast<OpKind>(kind)] = roofline[kind];
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).
   const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;

@@ -34,7 +34,7 @@ OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob&
   if (it != tables_.end()) {
     std::rotate(it, it + 1, tables_.end());
   } else {
-    if (tables_.size() == kKeep) tables_.erase(tables_.begin());
+    if (tables_.size() == kKeepTables) tables_.erase(tables_.begin());
     tables_.push_back({l.tp, l.cp, l.ep, l.sp, job.policy, job.gpu, j.framework, j.memory_format, j.xla,
                        job.state.forward_weight, k,
                        std::vector<bool>(w.ops.size(), false), std::make_shared<std::vector<OpTime>>(w.ops.size())});

@@ -46,6 +46,10 @@ class StepMemo {
     std::vector<bool> known;
     std::shared_ptr<std::vector<OpTime>> times;
   };
+  // The default space walks context parallelism (4 values) inside each tensor x pipeline layout and
+  // times each of them twice (the learned composition and the analytical one): with fewer tables
+  // than that, every pipeline split recomputed every op's time.
+  static constexpr std::size_t kKeepTables = 16;
   std::vector<TimeTable> tables_;  // most recent last
 
  private:

@@ -77,10 +77,11 @@ namespace {
 // saw) are timed by the roofline; above this share of op time the prediction says so.
 constexpr double kRooflineWarnShare = 0.05;
 
-void report_compute_levels(const StageTime& t, Prediction& out) {
+void report_compute_levels(const StageTime& t, Prediction& out, bool warn) {
   const double total = t.gpu_fwd + t.gpu_bwd;
   if (total <= 0) return;
   out.compute_learned_share = std::clamp(t.gpu_learned / total, 0.0, 1.0);
+  if (!warn) return;
   double roofline = 0;
   std::string kinds;
   for (const auto& [kind, seconds] : t.roofline_by_kind) {
@@ -137,11 +138,23 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   return predict_analytical(job, k, ParallelConstants{});
 }
 
-Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k, const ParallelConstants& pk) {
+namespace {
+// What the step's reports need besides the time: the layout, its stages and the bubble.
+struct ComposedStep {
+  Layout l;
+  std::shared_ptr<const std::vector<Stage>> stages;
+  double bubble = 0;
+};
+
+// The step time, its breakdown, MFU and per-layer times; `report` adds the model's and the compute
+// levels' warnings and names the layers.
+Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, const ParallelConstants& pk, bool report,
+                        ComposedStep& cs) {
   const auto& j = job.job;
   const auto& p = *job.policy;
   const auto& g = *job.gpu;
-  const Layout l = make_layout(job);
+  cs.l = make_layout(job);
+  const Layout& l = cs.l;
   Prediction out;
   out.model = job.model->id;
   out.precision = p.id;
@@ -153,14 +166,14 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   out.grad_accum = j.grad_accum;
   out.batch_size = j.batch_size;
   out.seq_len = j.seq_len;
-  out.warnings = job.model->warnings;  // what an import assumed (ModelDesc::warnings)
+  if (report) out.warnings = job.model->warnings;  // what an import assumed (ModelDesc::warnings)
 
-  const auto shared_stages = stages_of(job, l);
-  const std::vector<Stage>& stages = *shared_stages;
+  cs.stages = stages_of(job, l);
+  const std::vector<Stage>& stages = *cs.stages;
   std::vector<StageTime> times;
   std::size_t slow = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    times.push_back(stage_time(stages[i], job, l, k, pk));
+    times.push_back(stage_time(stages[i], job, l, k, pk, report));
     if (times[i].total() > times[slow].total()) slow = i;
   }
   const Stage& stage = stages[slow];
@@ -176,8 +189,8 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   b.cp_communication = m * t.cp_exposed;
   b.ep_communication = m * t.ep_exposed;
   b.pp_communication = m * t.p2p_exposed;
-  const double bubble = bubble_fraction(l.pp, l.vp, l.microbatches);
-  b.pp_bubble = bubble * m * t.total();
+  cs.bubble = bubble_fraction(l.pp, l.vp, l.microbatches);
+  b.pp_bubble = cs.bubble * m * t.total();
 
   double dp_total = 0;
   if (!l.model_parallel() && l.sharding == Sharding::none) {
@@ -211,12 +224,28 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   if (job.model->sequence) out.tokens_per_second = out.samples_per_second * real_tokens_per_sequence(j);
   out.tokens_per_second_per_gpu = out.tokens_per_second / j.cluster.num_gpus;
   // Hardware FLOPs of all GPUs (recomputation included): one replica's work per DP rank.
-  out.flops_per_step = (job.work().fwd_flops() * (l.recompute == Recompute::full ? 2 : 1) + job.work().bwd_flops()) * m *
-                       l.dp;
+  const double fwd_flops = job.shared ? job.shared->fwd_flops : job.work().fwd_flops();
+  const double bwd_flops = job.shared ? job.shared->bwd_flops : job.work().bwd_flops();
+  out.flops_per_step = (fwd_flops * (l.recompute == Recompute::full ? 2 : 1) + bwd_flops) * m * l.dp;
   fill_mfu(job, out);
   if (t.gpu_fwd + t.gpu_bwd > 0) out.gemm_math_share = std::clamp(t.gpu_gemm / (t.gpu_fwd + t.gpu_bwd), 0.0, 1.0);
-  if (k.op_model) report_compute_levels(t, out);
+  if (k.op_model) report_compute_levels(t, out, report);
   out.layers = std::move(t.layers);
+  return out;
+}
+}  // namespace
+
+Prediction predict_step_time(const ResolvedJob& job, const AnalyticalConstants& k) {
+  ComposedStep cs;
+  return compose_step(job, k, ParallelConstants{}, false, cs);
+}
+
+Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k, const ParallelConstants& pk) {
+  ComposedStep cs;
+  Prediction out = compose_step(job, k, pk, true, cs);
+  const Layout& l = cs.l;
+  const std::vector<Stage>& stages = *cs.stages;
+  const double bubble = cs.bubble;
 
   auto& ls = out.layout;
   ls.tensor = l.tp, ls.pipeline = l.pp, ls.virtual_pipeline = l.vp, ls.context = l.cp, ls.expert = l.ep;

@@ -112,10 +112,10 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
 
 std::vector<float> aggregator_features(const ResolvedJob& job, const Prediction& composed, const AnalyticalConstants& composing,
                                        const AnalyticalConstants& analytical, bool blind) {
-  if (job.job.sharding == Sharding::none) return run_features(job, composed, blind, predict_analytical(job, analytical));
+  if (job.job.sharding == Sharding::none) return run_features(job, composed, blind, predict_step_time(job, analytical));
   ResolvedJob unsharded = job;
   unsharded.job.sharding = Sharding::none;
-  return run_features(unsharded, predict_analytical(unsharded, composing), blind, predict_analytical(unsharded, analytical));
+  return run_features(unsharded, predict_step_time(unsharded, composing), blind, predict_step_time(unsharded, analytical));
 }
 
 const std::vector<std::string>& op_feature_names() {

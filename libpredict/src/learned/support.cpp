@@ -56,6 +56,14 @@ SupportSpace::SupportSpace(const std::vector<std::vector<float>>& rows, const st
     for (std::size_t c = 0; c < d; ++c) p[c] = static_cast<float>(r[columns_[c]] / scale_[c]);
     points_.push_back(std::move(p));
   }
+  index_columns();
+}
+
+void SupportSpace::index_columns() {
+  const std::size_t n = points_.size(), d = columns_.size();
+  by_column_.assign(n * d, 0.f);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c) by_column_[c * n + i] = points_[i][c];
 }
 
 Support SupportSpace::of(const std::vector<float>& row) const {
@@ -69,11 +77,17 @@ Support SupportSpace::of(const std::vector<float>& row) const {
   }
   const double r2 = radius * radius;
   double nearest2 = 1e300;
-  for (const auto& p : points_) {
-    double dist2 = 0;
-    for (std::size_t c = 0; c < d; ++c) dist2 += (q[c] - p[c]) * (q[c] - p[c]);
-    if (dist2 <= r2) ++s.runs_near;
-    nearest2 = std::min(nearest2, dist2);
+  const std::size_t n = points_.size();
+  thread_local std::vector<double> dist2;
+  dist2.assign(n, 0.0);
+  for (std::size_t c = 0; c < d; ++c) {
+    const float* column = by_column_.data() + c * n;
+    const double qc = q[c];
+    for (std::size_t i = 0; i < n; ++i) dist2[i] += (qc - column[i]) * (qc - column[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (dist2[i] <= r2) ++s.runs_near;
+    nearest2 = std::min(nearest2, dist2[i]);
   }
   s.nearest = std::sqrt(nearest2);
   return s;
@@ -127,6 +141,7 @@ SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<
       }
       s.points_.push_back(std::move(v));
     }
+    s.index_columns();
     return s;
   }
   if (!pts.is_array() || pts.empty()) fail("points", "expected the training runs' support points");
@@ -139,6 +154,7 @@ SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<
     }
     s.points_.push_back(std::move(v));
   }
+  s.index_columns();
   return s;
 }
 

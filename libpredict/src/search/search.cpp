@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -50,19 +51,35 @@ namespace {
 // space file is a mistake (or an attack) that would run for hours.
 constexpr double kMaxSearchConfigurations = 1e7;
 
+// The job on one GPU with no parallelism and no global batch: what its workload is built under.
+JobSpec single_gpu(const JobSpec& job) {
+  JobSpec one = job;
+  one.parallelism = ParallelismSpec{};
+  one.global_batch_size.reset();
+  one.cluster.num_gpus = 1;
+  one.cluster.gpus_per_node = 0;
+  return one;
+}
+
 // The workload is built once per (model, micro-batch, seq_len) the search meets and shared by every
 // configuration resolved with it (with its memo of partitions: step_memo.hpp).
 class WorkloadCache {
  public:
   explicit WorkloadCache(const Predictor& p) : predictor_(p) {}
-  ResolvedJob resolve(const JobSpec& job) {
+  // nullopt when the configuration breaks a rule of the job spec; InputError when it breaks one the
+  // workload of its micro-batch is built under (its precision, the model itself), and then nothing
+  // is kept.
+  std::optional<ResolvedJob> resolve(const JobSpec& job) {
     const auto key = std::make_tuple(job.model, job.batch_size, job.batch_tokens, job.seq_len);
     auto it = built_.find(key);
-    if (it != built_.end()) return resolve_job(job, predictor_.catalogs(), it->second);
-    ResolvedJob r = resolve_job(job, predictor_.catalogs());  // an invalid configuration keeps nothing
-    r.shared = built_.emplace(key, share_workload(std::move(r.workload))).first->second;
-    r.workload = Workload{};
-    return r;
+    if (it == built_.end()) {
+      // The workload depends on the model, micro-batch, seq_len, fine-tuning and sequence layout,
+      // never on the layout: it is built under one GPU with no model parallelism, so that the layouts
+      // the search refuses (most of them) do not each build it again.
+      ResolvedJob one = resolve_job(single_gpu(job), predictor_.catalogs());
+      it = built_.emplace(key, share_workload(std::move(one.workload), *one.model)).first;
+    }
+    return resolve_shared_job(job, predictor_.catalogs(), it->second, nullptr);
   }
 
  private:
@@ -81,10 +98,31 @@ bool better(const SearchRow& a, const SearchRow& b) {
   return a.config < b.config;
 }
 
+// How early the walk fixes an axis: the workload's (micro-batch, sequence) first, then what the
+// step memo's op-time tables depend on (tensor, context, expert parallelism), then the pipeline
+// split its partitions add, then the rest. Consecutive configurations then reuse one partition for
+// every precision, sharding and recomputation, and a few op-time tables for every pipeline split;
+// in the space's own order (precision first) each was rebuilt per precision. The rows, counts and
+// their order do not depend on the walk (rows are ranked by a total order).
+int nesting_rank(const std::string& key) {
+  if (key == "batch_size" || key == "batch_tokens" || key == "seq_len") return 0;
+  if (key == "parallelism.tensor" || key == "parallelism.context" || key == "parallelism.expert" ||
+      key == "sequence_parallel")
+    return 1;
+  if (key == "parallelism.pipeline") return 2;
+  if (key == "parallelism.virtual_pipeline") return 3;  // its values follow the pipeline depth
+  return 4;
+}
+
 // Walks the cross product of the axes (virtual_pipeline's values follow the pipeline depth).
 class Enumerator {
  public:
-  Enumerator(const SearchSpace& s, int blocks) : space_(s), blocks_(blocks) {}
+  Enumerator(const SearchSpace& s, int blocks) : space_(s), blocks_(blocks), order_(s.axes.size()) {
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+      return nesting_rank(s.axes[a].key) < nesting_rank(s.axes[b].key);
+    });
+  }
 
   // Number of configurations, for the limit and the counts.
   double count(const JobSpec& base) const {
@@ -130,11 +168,12 @@ class Enumerator {
   }
 
   template <class F>
-  void walk(std::size_t i, JobSpec& job, std::vector<Override>& settings, F& f) {
-    if (i == space_.axes.size()) {
+  void walk(std::size_t depth, JobSpec& job, std::vector<Override>& settings, F& f) {
+    if (depth == order_.size()) {
       f(std::as_const(job), std::as_const(settings));
       return;
     }
+    const std::size_t i = order_[depth];  // settings stay in axis order
     const auto& axis = space_.axes[i];
     const auto& field = search_field(axis.key);
     const auto values = axis.per_pipeline ? virtual_pipeline_values(job, blocks_) : axis.values;
@@ -143,13 +182,14 @@ class Enumerator {
     for (const auto& v : values) {
       field.set(job, v);
       settings[i].second = v;
-      walk(i + 1, job, settings, f);
+      walk(depth + 1, job, settings, f);
     }
     job = saved;
   }
 
   const SearchSpace& space_;
   int blocks_;
+  std::vector<std::size_t> order_;  // axis indices, outermost first
 };
 
 // The row's flags relative to the job file: `base` already carries the user's --set flags, so a
@@ -199,13 +239,18 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
   walk.each(base, [&](const JobSpec& job, const std::vector<Override>& settings) {
     if (index++ % stride != first) return;
     ++share.configurations;
-    ResolvedJob r;
+    std::optional<ResolvedJob> resolved;
     try {
-      r = cache.resolve(job);
+      resolved = cache.resolve(job);
     } catch (const InputError&) {
       ++share.invalid;
       return;
     }
+    if (!resolved) {
+      ++share.invalid;
+      return;
+    }
+    const ResolvedJob& r = *resolved;
     // The prediction's own memory estimate (same function, same constants): no timing for what cannot
     // fit. A recommendation keeps the headroom a single prediction only warns about.
     if (const auto m = estimate_memory(r, predictor.constants()); !m.fits || m.near_capacity) {

@@ -119,6 +119,10 @@ AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const Ana
 MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants& k);
 
 Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants& k = {});
+// Its step time, breakdown and MFU alone (the same numbers): no memory estimate, layout report,
+// warnings, layer names or run totals. The learned aggregator's features read only these, for two more
+// compositions of every job it predicts.
+Prediction predict_step_time(const ResolvedJob& job, const AnalyticalConstants& k);
 
 // Steps, seconds, GPU-hours and cost from the per-iteration time.
 void fill_totals(const ResolvedJob& job, Prediction& p);

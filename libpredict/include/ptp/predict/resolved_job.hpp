@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "ptp/predict/job_spec.hpp"
@@ -40,12 +41,33 @@ class StepMemo;  // libpredict-private (analytical/step_memo.hpp)
 // A workload built once and shared by the many variants of a job that a search resolves, with what
 // the step model derives from the workload alone (its block count; pipeline partitions and per-op
 // sums, in StepMemo) kept beside it. Used by one thread at a time.
+// A transformer's numbers the layout rules divide (heads, Mamba-2 groups, experts) and the
+// parallel layout's communication volumes use (make_layout), read from its YAML.
+struct LayoutLimits {
+  double heads = 0;
+  std::optional<double> mamba_groups;
+  double experts = 0;
+  double hidden = 0, kv_dim = 0, experts_per_token = 0, expert_width = 0;
+};
+
 struct SharedWorkload {
   Workload workload;
   int blocks = 0;  // count_blocks(workload)
   std::shared_ptr<StepMemo> memo;
+  // Sums over every op, the same for each layout: workload.fwd_flops(), bwd_flops() and
+  // model_flops_per_microbatch(workload, true) (analytical/parallelism.hpp).
+  double fwd_flops = 0, bwd_flops = 0, model_flops = 0;
+  // Read once for a transformer that has them all (else every layout reads them, as resolve_job and
+  // make_layout do for an unshared workload): a search checks and lays out ~10^5 layouts of one model.
+  std::optional<LayoutLimits> limits;
 };
 std::shared_ptr<const SharedWorkload> share_workload(Workload w);
+std::shared_ptr<const SharedWorkload> share_workload(Workload w, const ModelDesc& model);
+
+// A rule of the job spec a configuration breaks: the field blamed and why.
+struct Refusal {
+  std::string field, why;
+};
 
 struct ResolvedJob {
   JobSpec job;
@@ -69,6 +91,10 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs);
 // The workload depends only on the model, the micro-batch and seq_len: a search resolving many
 // variants of one job shares the one it built for them instead of copying it into each.
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::shared_ptr<const SharedWorkload> workload);
+// The same, for a search that refuses most of its configurations: a broken rule is returned in
+// `refused` (when given) instead of thrown. Unknown ids (GPU, fabric, model) still throw.
+std::optional<ResolvedJob> resolve_shared_job(const JobSpec& job, const Catalogs& catalogs,
+                                              std::shared_ptr<const SharedWorkload> workload, Refusal* refused);
 // Why the GPU cannot train at this precision (too old for it, no TF32 tensor cores), or "".
 std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p);
 
