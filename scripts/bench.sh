@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The speed goals as whole-process figures (README "Speed"): one learned prediction, a 10,000-row
+# The speed goals as whole-process figures (last measured figures: docs/accuracy.md): one learned prediction, a 10,000-row
 # sweep, the default search of Llama-3-70B on 1,024 H100s. Builds nothing: run scripts/build.sh first.
 # Each command runs N times (default 5); the table shows the median wall time, the median CPU time
 # (user + sys, from /usr/bin/time in 10 ms steps: what a loaded machine inflates least) and the
