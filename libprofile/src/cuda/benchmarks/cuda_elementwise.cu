@@ -12,13 +12,14 @@ __device__ __forceinline__ float apply(Op op, float x, float y, std::size_t i, u
     case Op::add: return x + y;
     case Op::mul: return x * y;
     case Op::gelu: return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-    default: {
+    case Op::dropout: {
       unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
       h ^= h >> 15;
       h *= 2246822519u;
       return (h & 0xffffu) < 6554u ? 0.0f : x * (1.0f / 0.9f);
     }
   }
+  return x;  // not reached: every Op is a case above
 }
 
 // 16-byte vector loads/stores over the whole vectors, then a scalar tail.
