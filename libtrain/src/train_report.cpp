@@ -177,7 +177,7 @@ std::string predictions_csv(const std::vector<RunRow>& rows, const AggregatorTab
 std::string report_markdown(const TrainOptions& o, std::size_t runs_used, int runs_total, std::size_t op_rows,
                             std::size_t allreduce_rows, nlohmann::json metrics, const std::set<std::string>& precisions_seen,
                             const std::vector<std::string>& families, const std::vector<std::string>& models,
-                            const std::map<std::string, int>& run_excluded, const std::string& memory_md) {
+                            const std::map<std::string, int>& run_excluded, const std::string& evaluations_md) {
   std::string md = overall_section(o, runs_used, runs_total, op_rows, allreduce_rows, metrics);
   md += ladder_section(metrics);
   md += codebase_section(metrics);
@@ -188,8 +188,7 @@ std::string report_markdown(const TrainOptions& o, std::size_t runs_used, int ru
   md += group_section(metrics, split_names, "GPU family", "family", "by_gpu_family", families);
   md += group_section(metrics, split_names, "model", "model", "by_model", models);
   md += lower_levels_section(metrics);
-  if (!memory_md.empty())
-    md += "\n## Memory estimate against published peaks (datasets/memory.csv)\n\n" + memory_md;
+  md += evaluations_md;
   md += "\n## Prediction interval\n\n" + metrics["interval"].dump() + "\n\n## Excluded runs\n\n";
   for (const auto& [why, n] : run_excluded) md += "- " + std::to_string(n) + ": " + why + "\n";
   return md;

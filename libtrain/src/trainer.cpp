@@ -13,6 +13,7 @@
 #include "ptp/predict/calibration.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
+#include "ptp/train/energy_evaluation.hpp"
 #include "ptp/train/memory_evaluation.hpp"
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
@@ -195,6 +196,27 @@ std::string memory_report(const TrainOptions& o, const Catalogs& catalogs, nlohm
   return memory.markdown;
 }
 
+// A section's "## " headings one level down, to sit under the report's own heading.
+std::string demote_headings(std::string md) {
+  for (std::size_t at = md.find("\n## "); at != std::string::npos; at = md.find("\n## ", at + 4)) md.insert(at + 1, "#");
+  return md;
+}
+
+// The energy estimate against published power measurements (datasets/power.csv, when there): a
+// report, not a level (its constants are fitted by scripts/fit_power_constants.py, stated in
+// energy.hpp). Returns its markdown ("" without the table).
+std::string energy_report(const TrainOptions& o, nlohmann::json& metrics) {
+  const fs::path power_csv = fs::path(o.data_dir) / "power.csv";
+  if (!fs::is_regular_file(power_csv)) return std::string();
+  EnergyEvaluationOptions eo;
+  eo.power_csv = power_csv.string();
+  eo.config_dir = o.config_dir.empty() ? config_root() : o.config_dir;
+  const auto energy = evaluate_energy(eo);
+  metrics["energy"] = energy.summary;
+  o.log("energy: " + metrics["energy"].dump());
+  return energy.markdown;
+}
+
 nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage) {
   return {{"known_codebase", {{"max_share", shrinkage.known.max_share},
                               {"half_support_runs", shrinkage.known.half_support_runs},
@@ -284,7 +306,12 @@ TrainResult train_bundle(const TrainOptions& o) {
                                            : AggregatorCv{};
   const std::string calibration_md =
       o.cross_validate ? evaluate_calibration_held_out(o, rows, table, agg, workers, cv.shrinkage, metrics) : std::string();
-  const std::string memory_md = memory_report(o, catalogs, metrics);
+  std::string evaluations_md;
+  if (const std::string memory_md = memory_report(o, catalogs, metrics); !memory_md.empty())
+    evaluations_md += "\n## Memory estimate against published peaks (datasets/memory.csv)\n\n" + memory_md;
+  if (const std::string energy_md = energy_report(o, metrics); !energy_md.empty())
+    evaluations_md += "\n## Energy estimate against published power measurements (datasets/power.csv)\n" +
+                      demote_headings(energy_md);
   metrics["interval"] = cv.interval;
   metrics["interval"]["method"] =
       "10 % / 90 % quantiles of the six splits' held-out log residuals, pooled by known / unknown codebase, what a known "
@@ -310,7 +337,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   result.metrics = metrics;
   const std::set<std::string> precisions_seen(table.precisions.begin(), table.precisions.end());
   result.report_markdown = report_markdown(o, rows.size(), runs.total_rows, compute_level.rows, communication_level.rows,
-                                           metrics, precisions_seen, table.families, table.models, run_excluded, memory_md);
+                                           metrics, precisions_seen, table.families, table.models, run_excluded, evaluations_md);
   write_report(o.out_dir, rows, table, cv.oof_columns, result.report_markdown, calibration_md);
   return result;
 }

@@ -116,7 +116,8 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
 std::string report_markdown(const TrainOptions& o, std::size_t runs_used, int runs_total, std::size_t op_rows,
                             std::size_t allreduce_rows, nlohmann::json metrics, const std::set<std::string>& precisions_seen,
                             const std::vector<std::string>& families, const std::vector<std::string>& models,
-                            const std::map<std::string, int>& run_excluded, const std::string& memory_md);
+                            const std::map<std::string, int>& run_excluded, const std::string& evaluations_md);
+// (evaluations_md: the memory and energy evaluations' sections, headed, or "".)
 // Writes OUT/report/: report.md, predictions.csv (each run's measured, analytical, composed and
 // held-out steps), calibration.md (when not empty) and the leave-one-model-out scatter plot.
 void write_report(const std::string& out_dir, const std::vector<RunRow>& rows, const AggregatorTable& t,

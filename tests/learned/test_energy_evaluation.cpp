@@ -1,0 +1,70 @@
+// The energy evaluation ptp-train writes into its report (libtrain energy_evaluation.cpp), on the
+// shipped datasets/power.csv (published measurements) and on a synthetic copy whose Perseus powers are
+// changed, which must move the leave-one-source-out activity and nothing in the in-sample tables.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "ptp/predict/energy.hpp"
+#include "ptp/train/energy_evaluation.hpp"
+#include "ptp/vocab/csv.hpp"
+#include "support/run_command.hpp"
+
+using ptp::train::evaluate_energy;
+using ptp::train::EnergyEvaluationOptions;
+
+namespace {
+EnergyEvaluationOptions options(const std::string& power_csv) {
+  EnergyEvaluationOptions o;
+  o.power_csv = power_csv;
+  o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+  return o;
+}
+}  // namespace
+
+TEST_CASE("the energy evaluation states each source's error and the one held out", "[energy][train]") {
+  const auto e = evaluate_energy(options(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv"));
+  const auto& s = e.summary;
+  CHECK(s.at("zeus_power").at("rows").get<int>() > 50);
+  CHECK(s.at("zeus_cap_time").at("rows").get<int>() > 500);
+  CHECK(s.at("flopmetrics_energy").at("rows").get<int>() > 20);
+  const auto& loso = s.at("leave_one_source_out");
+  const double activity = loso.at("zeus_activity_without_zeus").get<double>();
+  CHECK(activity > 0.5);
+  CHECK(activity < 1.0);
+  CHECK(activity != Approx(ptp::power_model::kComputeActivity));
+  CHECK(loso.at("zeus_power").at("rows") == s.at("zeus_power").at("rows"));
+  CHECK(loso.at("zeus_power").at("mape").get<double>() != s.at("zeus_power").at("mape").get<double>());
+  CHECK_THAT(e.markdown, Catch::Contains("## Leave Zeus out: average board power per GPU, uncapped"));
+}
+
+TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move it, not the in-sample tables",
+          "[energy][train]") {
+  // Synthetic: the published file with every Perseus stage power lowered by a tenth.
+  const auto published = ptp::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv");
+  const std::size_t power = published.column("avg_power_w_per_gpu"), origin = published.column("origin");
+  std::string out = ptp::csv_line(published.header());
+  int changed = 0;
+  for (const auto& row : published.rows()) {
+    auto cells = row.cells;
+    if (cells[origin] == "perseus_stage" && !cells[power].empty()) {
+      cells[power] = std::to_string(0.9 * std::stod(cells[power]));
+      ++changed;
+    }
+    out += ptp::csv_line(cells);
+  }
+  REQUIRE(changed > 100);
+  const std::string dir = ptp::test::temp_dir();
+  const std::string path = dir + "/power.csv";
+  std::ofstream(path) << out;
+  const auto shipped = evaluate_energy(options(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv"));
+  const auto moved = evaluate_energy(options(path));
+  const auto activity = [](const ptp::train::EnergyEvaluation& e) {
+    return e.summary.at("leave_one_source_out").at("zeus_activity_without_zeus").get<double>();
+  };
+  CHECK(activity(moved) < activity(shipped) - 0.05);
+  CHECK(moved.summary.at("zeus_power") == shipped.summary.at("zeus_power"));
+  CHECK(moved.summary.at("leave_one_source_out").at("zeus_power").at("mape") !=
+        shipped.summary.at("leave_one_source_out").at("zeus_power").at("mape"));
+}
