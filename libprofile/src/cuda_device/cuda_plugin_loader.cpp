@@ -1,6 +1,6 @@
 // The harness side of the CUDA plugin (built when the CUDA backend is): cuda_device.hpp's functions
 // load libptp_profile_cuda.so on first use and forward to it.
-#include "cuda_backend.hpp"
+#include "../cuda_backend.hpp"
 #include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/plugins.hpp"
 #include "ptp/vocab/error.hpp"
