@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/bundle.hpp"
@@ -320,13 +319,21 @@ TEST_CASE("support points read apart from the manifest give nlohmann's numbers",
   std::string odd = text;
   // The first long decimal among the points (whatever a retrain wrote), respelled with its point
   // one place to the right and an exponent: 1.2402873 -> 12.402873E-1.
-  std::smatch long_decimal;
-  const std::string after_points = odd.substr(points);
-  REQUIRE(std::regex_search(after_points, long_decimal, std::regex(R"([^0-9.]([1-9][0-9]*)\.([0-9]{6,}))")));
-  const std::size_t number = points + static_cast<std::size_t>(long_decimal.position(1));
-  const std::string whole_part = long_decimal[1], fraction = long_decimal[2];
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t number = std::string::npos, dot = 0, end = 0;
+  for (std::size_t i = points; i + 1 < odd.size() && number == std::string::npos; ++i) {
+    if (digit(odd[i - 1]) || odd[i - 1] == '.' || odd[i] < '1' || odd[i] > '9') continue;
+    std::size_t j = i;
+    while (j < odd.size() && digit(odd[j])) ++j;
+    if (j >= odd.size() || odd[j] != '.') continue;
+    std::size_t k = j + 1;
+    while (k < odd.size() && digit(odd[k])) ++k;
+    if (k - j - 1 >= 6) number = i, dot = j, end = k;
+  }
+  REQUIRE(number != std::string::npos);
+  const std::string whole_part = odd.substr(number, dot - number), fraction = odd.substr(dot + 1, end - dot - 1);
   const std::string respelled = whole_part + fraction.substr(0, 1) + "." + fraction.substr(1) + "E-1";
-  odd.replace(number, whole_part.size() + 1 + fraction.size(), respelled);
+  odd.replace(number, end - number, respelled);
   const std::size_t zero = odd.find("0.0,", points);
   REQUIRE(zero != std::string::npos);
   odd.replace(zero, 4, "-0,");
