@@ -152,6 +152,15 @@ void add_conv(Builder& b, const Op& op, const ResolvedJob& job) {
 }
 
 // The microbenchmark points of one op of the workload.
+// A row-wise kernel (norm, softmax) over `elements` as rows of `cols`, or a plain reduction when they
+// do not divide into rows.
+void rows_or_reduction(Builder& b, const char* bench, double elements, double cols, const std::string& dtype) {
+  if (cols >= 1 && std::fmod(elements, cols) == 0)
+    b.memory(bench, {{"rows", num(elements / cols)}, {"cols", num(cols)}, {"dtype", dtype}}, elements);
+  else
+    b.memory("cuda_reduction", {{"elements", num(elements)}, {"dtype", dtype}}, elements);
+}
+
 void add_op(Builder& b, const Op& op, const ResolvedJob& job) {
   const Workload& w = job.workload;
   const std::string io_dtype = storage_dtype(op_element_bytes(op, job), *job.policy);  // memory-bound ops
@@ -177,20 +186,12 @@ void add_op(Builder& b, const Op& op, const ResolvedJob& job) {
     case OpKind::norm: {
       b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
       const double cols = op.params > 0 ? op.params / 2 : 0;  // norm(): params = 2 * channels
-      if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
-        b.memory("cuda_layernorm", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
-                 op.elements_in);
-      else
-        b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
+      rows_or_reduction(b, "cuda_layernorm", op.elements_in, cols, io_dtype);
       break;
     }
     case OpKind::softmax: {
       const double cols = w.seq_len;
-      if (cols >= 1 && std::fmod(op.elements_in, cols) == 0)
-        b.memory("cuda_softmax", {{"rows", num(op.elements_in / cols)}, {"cols", num(cols)}, {"dtype", io_dtype}},
-                 op.elements_in);
-      else
-        b.memory("cuda_reduction", {{"elements", num(op.elements_in)}, {"dtype", io_dtype}}, op.elements_in);
+      rows_or_reduction(b, "cuda_softmax", op.elements_in, cols, io_dtype);
       break;
     }
     case OpKind::loss: {  // softmax cross-entropy over rows x classes

@@ -36,8 +36,7 @@ struct Stash {
 };
 Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
   const auto redone = forward_redone(s.ops, l.recompute, ts.selective);
-  const bool keeps_outputs = l.recompute == Recompute::full ||
-                             (l.recompute == Recompute::selective && ts.selective == SelectiveRecompute::every_other_matmul);
+  const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.selective);
   Stash st;
   double block_saved = 0, rebuilt = 0;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {

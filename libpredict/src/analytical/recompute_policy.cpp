@@ -74,4 +74,22 @@ std::vector<double> forward_redone(const std::vector<Op>& ops, Recompute r, Sele
   return redone;
 }
 
+bool checkpoints_blocks(Recompute r, SelectiveRecompute s) {
+  switch (r) {
+    case Recompute::none:
+      return false;
+    case Recompute::full:
+      return true;
+    case Recompute::selective:
+      break;
+  }
+  switch (s) {
+    case SelectiveRecompute::every_other_matmul:
+      return true;
+    case SelectiveRecompute::core_attention:
+      break;
+  }
+  return false;
+}
+
 }  // namespace ptp

@@ -16,4 +16,8 @@ namespace ptp {
 // projection counts as its parts: QKV as q, k, v).
 std::vector<double> forward_redone(const std::vector<Op>& ops, Recompute r, SelectiveRecompute s);
 
+// Whether the policy checkpoints whole blocks: each block keeps its input and the outputs of what
+// it does not redo (full recompute; torchtitan's SAC), rather than each op keeping what it saves.
+bool checkpoints_blocks(Recompute r, SelectiveRecompute s);
+
 }  // namespace ptp

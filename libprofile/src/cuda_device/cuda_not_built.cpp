@@ -1,4 +1,5 @@
-// Built when the CUDA backend is not compiled in.
+// cuda_device.hpp in a build without the CUDA backend: no device, and `--backend cuda` refused with
+// the reason.
 #include "ptp/profile/cuda_device.hpp"
 #include "ptp/vocab/error.hpp"
 
@@ -18,7 +19,7 @@ int device_count(std::string* why) {
   load(why);
   return 0;
 }
-void select_device(int) { throw InputError("--backend cuda: this ptp-profile was built without CUDA"); }
+void select_device(int) { throw InputError(std::string("--backend cuda: ") + kNotBuilt); }
 std::string device_name(int) { return ""; }
 Row capture_context(int) { return {}; }
 std::string library_versions() { return "built without CUDA"; }
