@@ -26,6 +26,10 @@ def train(binary, data, seed, out):
     row = {"analytical": metrics["analytical"]["overall"]["mape"]}
     for split in SPLITS:
         row[split] = metrics["cv"][split]["learned"]["overall"]["mape"]
+    # Leave-one-codebase-out averaged over codebases, and how many codebases the learned answer
+    # predicts worse than the analytical one.
+    row["codebase_macro"] = metrics["by_codebase_macro"]["full"]
+    row["codebases_worse"] = sum(v["full"]["mape"] > v["analytical"]["mape"] for v in metrics["by_codebase"].values())
     return row
 
 
@@ -37,7 +41,7 @@ def main():
     args = ap.parse_args()
     if not Path(args.train).is_file():
         sys.exit(f"{args.train}: not found; build first (scripts/build.sh)")
-    columns = ["analytical"] + SPLITS
+    columns = ["analytical"] + SPLITS + ["codebase_macro", "codebases_worse"]
     print("| seed | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
     rows = []

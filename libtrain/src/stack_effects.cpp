@@ -3,18 +3,30 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace ptp::train {
 
 
+namespace {
+// Column of log(composed / analytical) among the features, or none (then the composed step is the
+// analytical one).
+std::optional<std::size_t> departure_column(const std::vector<std::string>& names) {
+  const auto it = std::find(names.begin(), names.end(), "log_composed_over_analytical");
+  if (it == names.end()) return std::nullopt;
+  return static_cast<std::size_t>(it - names.begin());
+}
+}  // namespace
+
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
                            const std::vector<std::string>& names, const BoosterParams& params) {
   StackFit fit;
   std::vector<float> target = y;
+  std::vector<float> f;
   for (int pass = 0; pass < 2; ++pass) {
     fit.typical = Booster::train(x, target, names, params);
-    const auto f = fit.typical.predict(x);
+    f = fit.typical.predict(x);
     std::map<std::string, std::pair<double, double>> sums;  // codebase -> (residual sum, runs)
     for (std::size_t i = 0; i < y.size(); ++i) {
       auto& s = sums[codebases[i]];
@@ -25,6 +37,14 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
     if (pass == 0)
       for (std::size_t i = 0; i < y.size(); ++i) target[i] = static_cast<float>(y[i] - fit.offsets[codebases[i]]);
   }
+  const auto departure = departure_column(names);
+  std::map<std::string, std::pair<double, double>> levels;  // codebase -> (sum of log(typical / analytical), runs)
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    auto& l = levels[codebases[i]];
+    l.first += f[i] + (departure ? x.row(i)[*departure] : 0.0);
+    l.second += 1;
+  }
+  for (const auto& [c, l] : levels) fit.level += l.first / l.second / static_cast<double>(levels.size());
   return fit;
 }
 
@@ -37,11 +57,10 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
   h.offset.assign(y.size(), std::nan(""));
   h.support.assign(y.size(), Support{});
   h.composed_over_analytical.assign(y.size(), 0.0);
+  h.level.assign(y.size(), 0.0);
   h.novelty.assign(y.size(), Novelty::none);
-  const auto departure = std::find(names.begin(), names.end(), "log_composed_over_analytical");
-  if (departure != names.end())
-    for (std::size_t i = 0; i < y.size(); ++i)
-      h.composed_over_analytical[i] = x.row(i)[static_cast<std::size_t>(departure - names.begin())];
+  if (const auto departure = departure_column(names))
+    for (std::size_t i = 0; i < y.size(); ++i) h.composed_over_analytical[i] = x.row(i)[*departure];
   const bool described = SupportSpace::describes(names);
   for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
     std::vector<float> ty;
@@ -58,6 +77,7 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
     for (std::size_t j = 0; j < test.size(); ++j) {  // folds write disjoint rows
       const std::size_t i = test[j];
       h.typical[i] = p[j];
+      h.level[i] = fit.level;
       if (auto it = fit.offsets.find(codebases[i]); it != fit.offsets.end()) h.offset[i] = it->second;
       if (domains)
         h.novelty[i] = novelty_of(precisions.count(domains->precisions[i]) > 0, gpus.count(domains->gpus[i]) > 0,
@@ -73,7 +93,7 @@ namespace {
 // Row i's held-out log correction under one shrinkage (the row's offset added when its fold trained
 // on its codebase).
 double log_correction_under(const HeldOutCorrections& h, std::size_t i, const Shrinkage& s) {
-  return s.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]) +
+  return s.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i], h.level[i]) +
          (std::isfinite(h.offset[i]) ? h.offset[i] : 0.0);
 }
 }  // namespace
@@ -114,14 +134,17 @@ Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, co
                         bool known_codebase) {
   Shrinkage best;
   double best_score = 1e300;
+  // A known codebase's offset is its level, so only an unknown one has a level to choose.
+  const std::vector<double> levels_kept = known_codebase ? std::vector<double>{1.0} : std::vector<double>{0.0, 0.25, 0.5, 0.75, 1.0};
   for (int m = 0; m <= 20; ++m)
     for (double half : {0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0})
-      for (double extrapolating : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-        const Shrinkage s{m / 20.0, half, extrapolating};
-        double score = 0;
-        for (const auto* h : splits) score += split_score(*h, s, rows, known_codebase);
-        if (score < best_score - 1e-12) best_score = score, best = s;
-      }
+      for (double extrapolating : {0.0, 0.25, 0.5, 0.75, 1.0})
+        for (double kept : levels_kept) {
+          const Shrinkage s{m / 20.0, half, extrapolating, kept};
+          double score = 0;
+          for (const auto* h : splits) score += split_score(*h, s, rows, known_codebase);
+          if (score < best_score - 1e-12) best_score = score, best = s;
+        }
   return best;
 }
 

@@ -56,7 +56,7 @@ std::vector<Split> aggregator_splits(const AggregatorTable& t, nlohmann::json& m
 
 nlohmann::json shrinkage_json(const Shrinkage& x) {
   return {{"max_share", x.max_share}, {"half_support_runs", x.half_support_runs},
-          {"extrapolating_share", x.extrapolating_share}};
+          {"extrapolating_share", x.extrapolating_share}, {"level_kept", x.level_kept}};
 }
 
 // Known codebases: fitted on every split but leave-one-codebase-out, which alone fits the unknown.
@@ -139,7 +139,8 @@ std::vector<double> judge_split(const TrainOptions& o, const std::vector<RunRow>
     const double c = held_out_log_correction(h, i, shrinkage);
     if (!std::isfinite(c)) continue;
     full[i] = t.composed[i] * std::exp(c);
-    typical[i] = t.composed[i] * std::exp(shrinkage.unknown.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i]));
+    typical[i] = t.composed[i] * std::exp(shrinkage.unknown.log_correction(h.support[i], h.typical[i],
+                                                                           h.composed_over_analytical[i], h.level[i]));
     // Coverage of the band the row would get.
     const auto& q = interval[band_name(std::isfinite(h.offset[i]), h.novelty[i], h.support[i])];
     const double r = std::log(t.measured[i] / full[i]);

@@ -217,19 +217,19 @@ std::string energy_report(const TrainOptions& o, nlohmann::json& metrics) {
   return energy.markdown;
 }
 
-nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage) {
-  return {{"known_codebase", {{"max_share", shrinkage.known.max_share},
-                              {"half_support_runs", shrinkage.known.half_support_runs},
-                              {"extrapolating_share", shrinkage.known.extrapolating_share}}},
-          {"unknown_codebase", {{"max_share", shrinkage.unknown.max_share},
-                                {"half_support_runs", shrinkage.unknown.half_support_runs},
-                                {"extrapolating_share", shrinkage.unknown.extrapolating_share}}}};
+nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double typical_level) {
+  auto one = [](const Shrinkage& s) {
+    return nlohmann::json{{"max_share", s.max_share}, {"half_support_runs", s.half_support_runs},
+                          {"extrapolating_share", s.extrapolating_share}, {"level_kept", s.level_kept}};
+  };
+  return {{"known_codebase", one(shrinkage.known)}, {"unknown_codebase", one(shrinkage.unknown)},
+          {"typical_level", typical_level}};
 }
 
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,
 // the data's checksums and the metrics.
 nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
-                               const ComputeLevel& compute_level, const AggregatorCv& cv, const nlohmann::json& offsets,
+                               const ComputeLevel& compute_level, const AggregatorCv& cv, const StackFit& aggregator, const nlohmann::json& offsets,
                                const nlohmann::json& training_data, const nlohmann::json& metrics) {
   std::vector<std::vector<float>> feature_rows;
   for (const auto& r : rows) feature_rows.push_back(r.features);
@@ -256,7 +256,7 @@ nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>&
         {"gpus", std::set<std::string>(t.gpus.begin(), t.gpus.end())},
         {"max_num_gpus", t.num_gpus.empty() ? 1 : *std::max_element(t.num_gpus.begin(), t.num_gpus.end())}}},
       {"codebase_offsets", offsets},
-      {"shrinkage", manifest_shrinkage(cv.shrinkage)},
+      {"shrinkage", manifest_shrinkage(cv.shrinkage, aggregator.level)},
       {"support", SupportSpace(feature_rows, run_feature_names(false)).to_json()},
       {"training_data", training_data},
       {"interval", cv.interval},
@@ -326,11 +326,12 @@ TrainResult train_bundle(const TrainOptions& o) {
   nlohmann::json offsets = nlohmann::json::object();
   for (const auto& [cb, b] : final_aggregator.offsets) offsets[cb] = b;
   metrics["codebase_offsets"] = offsets;
+  if (metrics.contains("shrinkage")) metrics["shrinkage"]["typical_level"] = final_aggregator.level;
   const nlohmann::json training_data = {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}};
   const std::map<std::string, std::string> files = {{"aggregator", final_aggregator.typical.save_ubj()},
                                                     {"compute", compute_level.bytes},
                                                     {"communication", communication_level.bytes}};
-  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, cv, offsets, training_data, metrics), files);
+  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, cv, final_aggregator, offsets, training_data, metrics), files);
 
   // Report: markdown, per-row predictions, plot (train_report.cpp).
   TrainResult result;

@@ -225,6 +225,28 @@ TEST_CASE("the learned correction a job gets is the bundle's fitted share of its
   CHECK(far.iteration_high_s / far.iteration_s == Approx(std::exp(wide.log_q_high)));
 }
 
+TEST_CASE("an unknown codebase keeps the fitted part of the typical correction's level", "[bundle][support]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  REQUIRE(std::abs(b.typical_level) > 1e-3);  // the fixture's typical correction departs from the analytical level
+  const auto j = fixture_job(
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n");
+  b.shrinkage.unknown.level_kept = 1;
+  const auto kept = b.predict(j, AnalyticalConstants{});
+  b.shrinkage.unknown.level_kept = 0;
+  const auto removed = b.predict(j, AnalyticalConstants{});
+  // The level leaves in log space, scaled by the job's share; the band moves with the answer.
+  CHECK(std::log(kept.iteration_s / removed.iteration_s) == Approx(kept.aggregator_share * b.typical_level).epsilon(1e-4));
+  CHECK(kept.iteration_high_s / kept.iteration_s == Approx(removed.iteration_high_s / removed.iteration_s));
+  // A job naming a trained codebase has its own offset for a level and keeps the whole correction.
+  b.shrinkage.known.level_kept = 1;
+  const auto named = b.predict(fixture_job(
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\ncodebase: dle\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n"), AnalyticalConstants{});
+  b.shrinkage.unknown.level_kept = 1;
+  const auto named_again = b.predict(fixture_job(
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\ncodebase: dle\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n"), AnalyticalConstants{});
+  CHECK(named.iteration_s == Approx(named_again.iteration_s).epsilon(1e-12));
+}
+
 TEST_CASE("a job naming a trained codebase gets its offset and band; an unknown name a warning", "[bundle][support]") {
   auto b = LearnedBundle::load(trained_bundle());
   REQUIRE(b.codebase_offsets.count("dle") == 1);  // the fixture has no codebase column: its sources stand in

@@ -69,11 +69,12 @@ TEST_CASE("the shipped bundle meets the accuracy it claims in its report", "[tra
     CHECK(m["ladder"][split]["full"]["mape"].get<double>() < m["ladder"][split]["analytical"]["mape"].get<double>());
   }
   CHECK(m["by_codebase_macro"]["full"].get<double>() < m["by_codebase_macro"]["analytical"].get<double>());
-  // The 80 % band: the target is 75-85 % on every split; what holds today is 70-95 % (the report
-  // and README state each split's figure).
+  // An unknown codebase keeps the fitted part of the typical level (macro 18.66 % when it kept all).
+  CHECK(m["by_codebase_macro"]["full"].get<double>() <= 18.0);
+  // The 80 % band holds 75-85 % on every split (the report and README state each split's figure).
   for (const auto& [split, v] : m["cv"].items()) {
     INFO(split);
-    CHECK(v["band_coverage"].get<double>() >= 0.70);
-    CHECK(v["band_coverage"].get<double>() <= 0.95);
+    CHECK(v["band_coverage"].get<double>() >= 0.75);
+    CHECK(v["band_coverage"].get<double>() <= 0.85);
   }
 }

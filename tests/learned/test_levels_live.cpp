@@ -153,6 +153,9 @@ TEST_CASE("the aggregator follows the measured steps it is trained on", "[learne
   const double unseen_moved = std::log(slow_h100.iteration_s / base_h100.iteration_s) / slow_h100.aggregator_share;
   CHECK(unseen_moved > std::log(1.4));
   CHECK(unseen_moved < std::log(2.5));
+  // The typical level (what an unknown codebase keeps only the fitted part of) moves with the data too.
+  CHECK(slow.typical_level - base.typical_level > std::log(1.6));
+  CHECK(slow.typical_level - base.typical_level < std::log(2.5));
 }
 
 // Copies of one source's runs under a second codebase name, `factor` slower: the two codebases differ in

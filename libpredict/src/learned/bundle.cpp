@@ -159,15 +159,19 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     }
     auto shrinkage = [&](const char* key) {
       const auto& sh = m.at("shrinkage").at(key);
+      // level_kept: optional (bundles before it kept the whole level).
       const Shrinkage out{sh.at("max_share").get<double>(), sh.at("half_support_runs").get<double>(),
-                          sh.at("extrapolating_share").get<double>()};
-      for (double v : {out.max_share, out.extrapolating_share})
+                          sh.at("extrapolating_share").get<double>(), sh.value("level_kept", 1.0)};
+      for (double v : {out.max_share, out.extrapolating_share, out.level_kept})
         require(v >= 0 && v <= 1, manifest_path, std::string("shrinkage.") + key, "expected shares between 0 and 1");
       require(out.half_support_runs >= 0 && std::isfinite(out.half_support_runs), manifest_path,
               std::string("shrinkage.") + key + ".half_support_runs", "expected a non-negative run count");
       return out;
     };
     b.shrinkage = {shrinkage("known_codebase"), shrinkage("unknown_codebase")};
+    b.typical_level = m.at("shrinkage").value("typical_level", 0.0);
+    require(std::isfinite(b.typical_level) && std::fabs(b.typical_level) < 5, manifest_path,
+            "shrinkage.typical_level", "expected a finite log level within +-5");
     b.support = SupportSpace::from_json(m.at("support"), run_feature_names(false), manifest_path,
                                         parsed.points ? &*parsed.points : nullptr);
   } catch (const nlohmann::json::exception& e) {
@@ -230,7 +234,8 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const Shrinkage& shrink = s.codebase_known ? shrinkage.known : shrinkage.unknown;
   p.aggregator_share = shrink.share(near);
   const double log_ratio =
-      shrink.log_correction(near, aggregator.predict_one(row), row[kLogComposedOverAnalytical]) + s.codebase_offset;
+      shrink.log_correction(near, aggregator.predict_one(row), row[kLogComposedOverAnalytical], typical_level) +
+      s.codebase_offset;
   // Searches predict hundreds of thousands of jobs: messages are built only when warned.
   if (!s.codebase.empty() && !s.codebase_known) {
     std::string known;

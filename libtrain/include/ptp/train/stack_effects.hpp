@@ -25,6 +25,9 @@ inline constexpr double kStackOffsetPrior = 20;
 struct StackFit {
   Booster typical;                        // f
   std::map<std::string, double> offsets;  // b by codebase (log space)
+  // f's level: the mean over codebases of each one's mean log(typical answer / analytical answer)
+  // on its training runs (Shrinkage::level_kept).
+  double level = 0;
 };
 // Backfitting: f on y, offsets from its residuals, f again on y minus the offsets.
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
@@ -35,6 +38,7 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
 // log(composed / analytical) feature (what shrinkage scales besides f).
 struct HeldOutCorrections {
   std::vector<double> typical, offset, composed_over_analytical;
+  std::vector<double> level;  // StackFit::level of the row's fold
   std::vector<Support> support;
   std::vector<Novelty> novelty;  // what the row has that its fold's training rows did not
 };

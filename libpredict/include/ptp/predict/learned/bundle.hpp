@@ -91,6 +91,7 @@ class LearnedBundle {
   TreeEnsemble aggregator;
   std::map<std::string, double> codebase_offsets;
   CorrectionShrinkage shrinkage;
+  double typical_level = 0;  // the typical correction's mean departure from the analytical answer (Shrinkage)
   SupportSpace support;
   struct Band {
     double log_q_low = 0, log_q_high = 0;  // 10 % and 90 % held-out log residuals

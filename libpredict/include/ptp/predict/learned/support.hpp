@@ -57,16 +57,26 @@ class SupportSpace {
 // not toward the composed step, makes a level that does not pay where its data ends step aside
 // entirely (leave-one-codebase-out: the learned kernel times alone are worse than the analytical
 // answer on 7 of 11 codebases). Fitted by ptp-train on the held-out splits, never set by hand.
+//
+// level_kept: how much of the typical codebase's level a job keeps. The typical correction departs
+// from the analytical answer by `typical_level` on average over codebases (log; StackFit::level):
+// most public stacks run slower than the analytical answer, some faster. Which of them an unknown
+// stack resembles is what nothing in its job says, so its job may keep only the correction's shape
+// (level_kept 0: the analytical level; leave-one-codebase-out 18.66 -> see docs/accuracy.md).
 struct Shrinkage {
   double max_share = 1.0;
   double half_support_runs = 0;
   double extrapolating_share = 1.0;
+  double level_kept = 1.0;
   double share(const Support& s) const;
-  // log(prediction / composed step) for a job with this support, the typical correction f and
-  // log(composed / analytical) (the aggregator feature log_composed_over_analytical):
-  // share x (f + that) - that, so share 1 is the whole learned answer, share 0 the analytical one.
-  double log_correction(const Support& s, double typical, double log_composed_over_analytical) const {
-    return share(s) * (typical + log_composed_over_analytical) - log_composed_over_analytical;
+  // log(prediction / composed step) for a job with this support, the typical correction f, the
+  // typical level and log(composed / analytical) (the aggregator feature
+  // log_composed_over_analytical): share x (f + that - (1 - level_kept) x level) - that, so share 1
+  // with the level kept is the whole learned answer, share 0 the analytical one.
+  double log_correction(const Support& s, double typical, double log_composed_over_analytical,
+                        double typical_level) const {
+    return share(s) * (typical + log_composed_over_analytical - (1 - level_kept) * typical_level) -
+           log_composed_over_analytical;
   }
 };
 // A job naming a trained codebase and one that does not: fitted apart (the first on splits that hold
