@@ -107,12 +107,14 @@ namespace {
 
 // One split's score of a shrinkage: MAPE over its rows of the wanted kind, or for unknown codebases
 // the mean over codebases of MAPE plus its excess over the analytical answer's.
-double split_score(const HeldOutCorrections& h, const Shrinkage& s, const ShrinkageFitRows& rows, bool known_codebase) {
+double split_score(const HeldOutCorrections& h, const Shrinkage& s, const ShrinkageFitRows& rows, bool known_codebase,
+                   const std::vector<char>& fitted_on) {
   std::map<std::string, std::array<double, 3>> by_codebase;  // learned APE sum, analytical APE sum, rows
   double sum = 0;
   int n = 0;
   for (std::size_t i = 0; i < rows.measured.size(); ++i) {
     if (!std::isfinite(h.typical[i]) || std::isfinite(h.offset[i]) != known_codebase) continue;
+    if (!fitted_on.empty() && !fitted_on[i]) continue;
     const double c = log_correction_under(h, i, s);
     const double ape = std::fabs(rows.composed[i] * std::exp(c) - rows.measured[i]) / rows.measured[i];
     sum += ape;
@@ -131,7 +133,7 @@ double split_score(const HeldOutCorrections& h, const Shrinkage& s, const Shrink
 }  // namespace
 
 Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const ShrinkageFitRows& rows,
-                        bool known_codebase) {
+                        bool known_codebase, const std::vector<char>& fitted_on) {
   Shrinkage best;
   double best_score = 1e300;
   // A known codebase's offset is its level, so only an unknown one has a level to choose.
@@ -142,7 +144,7 @@ Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, co
         for (double kept : levels_kept) {
           const Shrinkage s{m / 20.0, half, extrapolating, kept};
           double score = 0;
-          for (const auto* h : splits) score += split_score(*h, s, rows, known_codebase);
+          for (const auto* h : splits) score += split_score(*h, s, rows, known_codebase, fitted_on);
           if (score < best_score - 1e-12) best_score = score, best = s;
         }
   return best;

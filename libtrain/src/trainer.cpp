@@ -302,8 +302,8 @@ TrainResult train_bundle(const TrainOptions& o) {
   metrics["analytical"] = report_block(table.analytical);
   metrics["runs"]["compute_learned_share_mean"] = mean_learned_share(rows);
   // Held-out splits: shrinkage, bands, each split's figures (train_aggregator_cv.cpp).
-  const AggregatorCv cv = o.cross_validate ? cross_validate_aggregator(o, rows, table, agg, workers, report_block, metrics)
-                                           : AggregatorCv{};
+  AggregatorCv cv;  // without cross-validation: the whole correction everywhere, zero-width bands
+  if (o.cross_validate) cv = cross_validate_aggregator(o, rows, table, agg, workers, report_block, metrics);
   const std::string calibration_md =
       o.cross_validate ? evaluate_calibration_held_out(o, rows, table, agg, workers, cv.shrinkage, metrics) : std::string();
   std::string evaluations_md;

@@ -69,7 +69,8 @@ struct ShrinkageFitRows {
   const std::vector<double>& measured;
   const std::vector<std::string>& codebases;
 };
+// `fitted_on`: the rows the fit may read (one flag per row; empty: all).
 Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const ShrinkageFitRows& rows,
-                        bool known_codebase);
+                        bool known_codebase, const std::vector<char>& fitted_on = {});
 
 }  // namespace ptp::train
