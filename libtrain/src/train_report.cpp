@@ -41,6 +41,31 @@ std::string overall_section(const TrainOptions& o, std::size_t runs_used, int ru
   return md;
 }
 
+// The 80 % band's coverage per split and workload kind (each kind's bands scaled by the manifest's
+// interval.scale_by_kind).
+std::string band_by_kind_table(nlohmann::json& metrics) {
+  std::set<std::string> kinds;
+  for (const auto& [split, v] : metrics["cv"].items())
+    if (v.contains("band_coverage_by_kind"))
+      for (const auto& [kind, c] : v["band_coverage_by_kind"].items()) kinds.insert(kind);
+  if (kinds.empty()) return std::string();
+  std::string md = "\n80 % band coverage by workload kind (held-out rows in brackets; band scale per kind " +
+                   metrics["interval"].value("scale_by_kind", nlohmann::json::object()).dump() + "):\n\n| split |";
+  for (const auto& k : kinds) md += " " + k + " |";
+  md += "\n|---|";
+  for (std::size_t i = 0; i < kinds.size(); ++i) md += "---|";
+  md += "\n";
+  for (const auto& [split, v] : metrics["cv"].items()) {
+    md += "| " + split + " |";
+    for (const auto& k : kinds) {
+      const auto& c = v["band_coverage_by_kind"];
+      md += c.contains(k) ? " " + c[k]["coverage"].dump() + " (" + c[k]["rows"].dump() + ") |" : " - |";
+    }
+    md += "\n";
+  }
+  return md;
+}
+
 std::string ladder_section(nlohmann::json& metrics) {
   if (!metrics.contains("ladder")) return std::string();
   std::string md =
@@ -66,7 +91,7 @@ std::string ladder_section(nlohmann::json& metrics) {
         " of " + std::to_string(splits) +
         ". Both ship anyway: they are the only way a user's own kernel and collective measurements (ptp-profile rows) "
         "reach a forecast, and the aggregator is trained on their composition (README, ptp-train).\n";
-  return md;
+  return md + band_by_kind_table(metrics);
 }
 
 std::string codebase_section(nlohmann::json& metrics) {

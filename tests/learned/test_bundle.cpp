@@ -5,6 +5,7 @@
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/bundle.hpp"
+#include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
@@ -223,6 +224,28 @@ TEST_CASE("the learned correction a job gets is the bundle's fitted share of its
                     [](const std::string& w) { return w.find("extrapolating") != std::string::npos; }));
   const auto& wide = b.bands.at("unknown_codebase.extrapolating");
   CHECK(far.iteration_high_s / far.iteration_s == Approx(std::exp(wide.log_q_high)));
+}
+
+TEST_CASE("a job's band is scaled by its workload kind's fitted factor", "[bundle][support]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  const auto j = fixture_job(
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n");
+  REQUIRE(workload_kind(*j.model) == "resnet");
+  for (auto& [name, band] : b.bands) band = {-0.1, 0.2};  // the fixture is trained without CV: zero-width bands
+  b.band_scale_by_kind.erase("resnet");
+  const auto unscaled = b.predict(j, AnalyticalConstants{});
+  REQUIRE(unscaled.iteration_high_s > unscaled.iteration_s);
+  b.band_scale_by_kind["resnet"] = 2;
+  const auto doubled = b.predict(j, AnalyticalConstants{});
+  CHECK(doubled.iteration_s == Approx(unscaled.iteration_s).epsilon(1e-12));  // the answer itself does not move
+  CHECK(std::log(doubled.iteration_high_s / doubled.iteration_s) ==
+        Approx(2 * std::log(unscaled.iteration_high_s / unscaled.iteration_s)).epsilon(1e-9));
+  CHECK(std::log(doubled.iteration_low_s / doubled.iteration_s) ==
+        Approx(2 * std::log(unscaled.iteration_low_s / unscaled.iteration_s)).epsilon(1e-9));
+  // Another kind's scale leaves this job's band alone.
+  b.band_scale_by_kind["resnet"] = 1;
+  b.band_scale_by_kind["transformer/decoder-only"] = 3;
+  CHECK(b.predict(j, AnalyticalConstants{}).iteration_high_s == Approx(unscaled.iteration_high_s).epsilon(1e-12));
 }
 
 TEST_CASE("an unknown codebase keeps the fitted part of the typical correction's level", "[bundle][support]") {

@@ -140,6 +140,16 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
       return out;
     };
     for (const char* key : kBandNames) b.bands[key] = band(key);
+    // Optional: bundles before it had one band width for every workload kind.
+    if (m.at("interval").contains("scale_by_kind")) {
+      const auto& scales = m.at("interval").at("scale_by_kind");
+      require(scales.is_object(), manifest_path, "interval.scale_by_kind", "expected {workload kind: band scale}");
+      for (const auto& [kind, v] : scales.items()) {
+        require(v.is_number() && v.get<double>() > 0 && v.get<double>() <= 10, manifest_path,
+                "interval.scale_by_kind." + kind, "expected a band scale in (0, 10]");
+        b.band_scale_by_kind[kind] = v.get<double>();
+      }
+    }
     // describe_domain_gap and novelty_of read these at prediction time: check them here, where errors
     // are located.
     const auto& domain = m.at("domain");
@@ -259,8 +269,10 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   scale_prediction(p, p.aggregator_factor);
   s.band = band_name(s.codebase_known, novelty, near);
   const Band& band = bands.at(s.band);
-  p.iteration_low_s = p.iteration_s * std::exp(band.log_q_low);
-  p.iteration_high_s = p.iteration_s * std::exp(band.log_q_high);
+  const auto scale_it = band_scale_by_kind.find(workload_kind(*job.model));
+  const double scale = scale_it == band_scale_by_kind.end() ? 1.0 : scale_it->second;
+  p.iteration_low_s = p.iteration_s * std::exp(scale * band.log_q_low);
+  p.iteration_high_s = p.iteration_s * std::exp(scale * band.log_q_high);
   // Held-out residuals never land exactly on 0: a zero-width band is what ptp-train --no-cv writes.
   if (band.log_q_low == 0 && band.log_q_high == 0)
     p.warnings.push_back("the bundle was trained without cross-validation (ptp-train --no-cv): its 80 % band is not "
