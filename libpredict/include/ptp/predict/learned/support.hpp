@@ -62,7 +62,8 @@ class SupportSpace {
 // from the analytical answer by `typical_level` on average over codebases (log; StackFit::level):
 // most public stacks run slower than the analytical answer, some faster. Which of them an unknown
 // stack resembles is what nothing in its job says, so its job may keep only the correction's shape
-// (level_kept 0: the analytical level; leave-one-codebase-out 18.66 -> see docs/accuracy.md).
+// (level_kept 0: the analytical level). Fitted on leave-one-codebase-out with the shares;
+// docs/accuracy.md has the figures.
 struct Shrinkage {
   double max_share = 1.0;
   double half_support_runs = 0;
