@@ -151,7 +151,6 @@ void add_conv(Builder& b, const Op& op, const ResolvedJob& job) {
   }
 }
 
-// The microbenchmark points of one op of the workload.
 // A row-wise kernel (norm, softmax) over `elements` as rows of `cols`, or a plain reduction when they
 // do not divide into rows.
 void rows_or_reduction(Builder& b, const char* bench, double elements, double cols, const std::string& dtype) {
@@ -161,6 +160,7 @@ void rows_or_reduction(Builder& b, const char* bench, double elements, double co
     b.memory("cuda_reduction", {{"elements", num(elements)}, {"dtype", dtype}}, elements);
 }
 
+// The microbenchmark points of one op of the workload.
 void add_op(Builder& b, const Op& op, const ResolvedJob& job) {
   const Workload& w = job.workload;
   const std::string io_dtype = storage_dtype(op_element_bytes(op, job), *job.policy);  // memory-bound ops

@@ -29,7 +29,7 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
     precisions.push_back(r.precision);
     families.push_back(r.gpu_family);
     codebases.push_back(r.record->codebase);
-    kinds.push_back(workload_kind(*r.job.model));
+    kinds.push_back(r.job.model->workload_kind);
     num_gpus.push_back(r.job.job.cluster.num_gpus);
   }
 }
@@ -168,10 +168,12 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
   return interval;
 }
 
-// A row's band scale (1 for a kind without one).
-double band_scale(const nlohmann::json& interval, const std::string& kind) {
-  const auto& scales = interval.value("scale_by_kind", nlohmann::json::object());
-  return scales.contains(kind) ? scales.at(kind).get<double>() : 1.0;
+// The fitted band scale of each workload kind (a kind without one: 1).
+std::map<std::string, double> band_scales(const nlohmann::json& interval) {
+  std::map<std::string, double> scales;
+  if (interval.contains("scale_by_kind"))
+    for (const auto& [kind, s] : interval.at("scale_by_kind").items()) scales[kind] = s.get<double>();
+  return scales;
 }
 
 // The ablation ladder on one split's held-out rows (`full`: the split's predictions, NaN where a row
@@ -212,6 +214,7 @@ std::vector<double> judge_split(const TrainOptions& o, const std::vector<RunRow>
   std::vector<double> full(rows.size(), std::nan("")), typical(rows.size(), std::nan(""));
   int inside = 0, total = 0;
   std::map<std::string, std::pair<int, int>> by_kind;  // inside, total
+  const std::map<std::string, double> scales = band_scales(interval);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double c = held_out_log_correction(h, i, shrinkage);
     if (!std::isfinite(c)) continue;
@@ -221,7 +224,8 @@ std::vector<double> judge_split(const TrainOptions& o, const std::vector<RunRow>
     // Coverage of the band the row would get.
     const auto& q = interval[band_name(std::isfinite(h.offset[i]), h.novelty[i], h.support[i])];
     const double r = std::log(t.measured[i] / full[i]);
-    const double s = band_scale(interval, t.kinds[i]);
+    const auto scale = scales.find(t.kinds[i]);
+    const double s = scale == scales.end() ? 1.0 : scale->second;
     const bool in_band = r >= s * q["log_q_low"].get<double>() && r <= s * q["log_q_high"].get<double>();
     ++total;
     inside += in_band;

@@ -217,6 +217,13 @@ std::string energy_report(const TrainOptions& o, nlohmann::json& metrics) {
   return energy.markdown;
 }
 
+// {codebase: log offset}; an object even with no codebase.
+nlohmann::json codebase_offsets_json(const StackFit& aggregator) {
+  nlohmann::json offsets = nlohmann::json::object();
+  for (const auto& [cb, b] : aggregator.offsets) offsets[cb] = b;
+  return offsets;
+}
+
 nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double typical_level) {
   auto one = [](const Shrinkage& s) {
     return nlohmann::json{{"max_share", s.max_share}, {"half_support_runs", s.half_support_runs},
@@ -229,7 +236,7 @@ nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double t
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,
 // the data's checksums and the metrics.
 nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
-                               const ComputeLevel& compute_level, const AggregatorCv& cv, const StackFit& aggregator, const nlohmann::json& offsets,
+                               const ComputeLevel& compute_level, const AggregatorCv& cv, const StackFit& aggregator,
                                const nlohmann::json& training_data, const nlohmann::json& metrics) {
   std::vector<std::vector<float>> feature_rows;
   for (const auto& r : rows) feature_rows.push_back(r.features);
@@ -255,7 +262,7 @@ nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>&
         {"models", std::set<std::string>(t.models.begin(), t.models.end())},
         {"gpus", std::set<std::string>(t.gpus.begin(), t.gpus.end())},
         {"max_num_gpus", t.num_gpus.empty() ? 1 : *std::max_element(t.num_gpus.begin(), t.num_gpus.end())}}},
-      {"codebase_offsets", offsets},
+      {"codebase_offsets", codebase_offsets_json(aggregator)},
       {"shrinkage", manifest_shrinkage(cv.shrinkage, aggregator.level)},
       {"support", SupportSpace(feature_rows, run_feature_names(false)).to_json()},
       {"training_data", training_data},
@@ -323,15 +330,13 @@ TrainResult train_bundle(const TrainOptions& o) {
   const StackFit final_aggregator =
       o.blind ? fit_stack_effects(table.blind_x, table.blind_y, table.codebases, run_feature_names(true), agg)
               : fit_stack_effects(table.x, table.y, table.codebases, run_feature_names(false), agg);
-  nlohmann::json offsets = nlohmann::json::object();
-  for (const auto& [cb, b] : final_aggregator.offsets) offsets[cb] = b;
-  metrics["codebase_offsets"] = offsets;
+  metrics["codebase_offsets"] = codebase_offsets_json(final_aggregator);
   if (metrics.contains("shrinkage")) metrics["shrinkage"]["typical_level"] = final_aggregator.level;
   const nlohmann::json training_data = {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}};
   const std::map<std::string, std::string> files = {{"aggregator", final_aggregator.typical.save_ubj()},
                                                     {"compute", compute_level.bytes},
                                                     {"communication", communication_level.bytes}};
-  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, cv, final_aggregator, offsets, training_data, metrics), files);
+  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, cv, final_aggregator, training_data, metrics), files);
 
   // Report: markdown, per-row predictions, plot (train_report.cpp).
   TrainResult result;

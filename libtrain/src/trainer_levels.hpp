@@ -88,7 +88,7 @@ struct AggregatorTable {
   std::vector<float> y, blind_y;
   std::vector<double> measured, analytical, composed;
   std::vector<std::string> keys, models, gpus, precisions, families, codebases;
-  std::vector<std::string> kinds;  // workload_kind of each run's model
+  std::vector<std::string> kinds;  // ModelDesc::workload_kind of each run's model
   std::vector<int> num_gpus;
   explicit AggregatorTable(const std::vector<RunRow>& rows);
 };

@@ -230,7 +230,7 @@ TEST_CASE("a job's band is scaled by its workload kind's fitted factor", "[bundl
   auto b = LearnedBundle::load(trained_bundle());
   const auto j = fixture_job(
       "model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n");
-  REQUIRE(workload_kind(*j.model) == "resnet");
+  REQUIRE(j.model->workload_kind == "resnet");
   for (auto& [name, band] : b.bands) band = {-0.1, 0.2};  // the fixture is trained without CV: zero-width bands
   b.band_scale_by_kind.erase("resnet");
   const auto unscaled = b.predict(j, AnalyticalConstants{});

@@ -11,10 +11,6 @@
 
 namespace ptp {
 
-namespace {
-constexpr std::size_t kOpKinds = static_cast<std::size_t>(OpKind::loss) + 1;  // the last OpKind
-}  // namespace
-
 StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
                      const ParallelConstants& pk, bool layer_names) {
   StageTime t;
@@ -30,8 +26,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   const auto times = op_times_of(s, job, l, k);
   const auto redone = forward_redone(s.ops, recompute, job.state.selective);
   // Summed by kind in arrays (a map insert per op was a tenth of a search), then kept as the map.
-  std::array<double, kOpKinds> roofline{};
-  std::array<bool, kOpKinds> roofline_seen{};
+  std::array<double, kOpKindCount> roofline{};  // only a positive share is ever added
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const OpTime& ot = times[i];
@@ -46,7 +41,6 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
       if (ot.forward_s + ot.backward_s > learned) {
         const auto kind = static_cast<std::size_t>(op.kind);
         roofline[kind] += ot.forward_s + ot.backward_s - learned;
-        roofline_seen[kind] = true;
       }
     }
     rec_gpu += redone[i] * ot.forward_s;
@@ -70,8 +64,8 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     t.layers[last_index].backward_s += ot.backward_s;
     if (!op.sparse_update && !op.frozen) t.layer_params[last_index] += op.params;
   }
-  for (std::size_t kind = 0; kind < kOpKinds; ++kind)
-    if (roofline_seen[kind]) t.roofline_by_kind[static_cast<OpKind>(kind)] = roofline[kind];
+  for (std::size_t kind = 0; kind < kOpKindCount; ++kind)
+    if (roofline[kind] > 0) t.roofline_by_kind[static_cast<OpKind>(kind)] = roofline[kind];
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).
   const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;

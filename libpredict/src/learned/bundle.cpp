@@ -269,7 +269,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   scale_prediction(p, p.aggregator_factor);
   s.band = band_name(s.codebase_known, novelty, near);
   const Band& band = bands.at(s.band);
-  const auto scale_it = band_scale_by_kind.find(workload_kind(*job.model));
+  const auto scale_it = band_scale_by_kind.find(job.model->workload_kind);
   const double scale = scale_it == band_scale_by_kind.end() ? 1.0 : scale_it->second;
   p.iteration_low_s = p.iteration_s * std::exp(scale * band.log_q_low);
   p.iteration_high_s = p.iteration_s * std::exp(scale * band.log_q_high);

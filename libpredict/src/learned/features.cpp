@@ -14,14 +14,6 @@ const std::vector<std::string> kFrameworks{"pytorch", "tensorflow", "mxnet", "pa
 
 }  // namespace
 
-std::string workload_kind(const ModelDesc& model) {
-  // Transformers split by kind: an encoder fine-tuned in BERT recipes and a decoder-only LLM pretrained
-  // under Megatron or FSDP come from different stacks (recommender families use `kind` for their own
-  // variants, which stay one workload kind).
-  if (model.family != "transformer") return model.family;
-  return model.family + "/" + model.params.get_string("kind", "");
-}
-
 const std::vector<std::string>& run_feature_names(bool blind) {
   static const std::vector<std::string> common = {
       "log_analytical_step", "compute_share", "comm_exposed_share", "optimizer_share", "overhead_share",

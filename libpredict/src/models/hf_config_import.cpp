@@ -139,6 +139,7 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
   m.sequence = true;
   m.params = YamlReader(p, path, "");
   m.source_file = path;
+  m.workload_kind = workload_kind_of(m);
   return m;
 }
 

@@ -43,7 +43,16 @@ ModelDesc parse_model_yaml(const YamlReader& doc) {
     for (const auto& k : pub->keys()) m.published[k] = pub->get_number(k, 0, 1e15);
   }
   m.source_file = doc.file();
+  m.workload_kind = workload_kind_of(m);
   return m;
+}
+
+std::string workload_kind_of(const ModelDesc& model) {
+  // Transformers split by kind: an encoder fine-tuned in BERT recipes and a decoder-only LLM pretrained
+  // under Megatron or FSDP come from different stacks (recommender families use `kind` for their own
+  // variants, which stay one workload kind).
+  if (model.family != "transformer") return model.family;
+  return model.family + "/" + model.params.get_string("kind", "");
 }
 
 std::vector<std::string> zoo_ids(const std::string& models_dir) {

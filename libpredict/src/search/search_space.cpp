@@ -88,7 +88,7 @@ SearchSpace default_search_space(const JobSpec& base, const Predictor& predictor
   for (const auto& p : precision_table())
     if (precision_refusal(*r.gpu, p).empty()) precisions.push_back(p.id);
   add_axis(s, "precision", precisions);
-  if (r.model->family == "transformer") {  // what validate_layout lets split (resolve_job.cpp)
+  if (r.model->family == "transformer") {  // what layout_refusal lets split (resolve_job.cpp)
     add_axis(s, "parallelism.tensor", texts(divisors(r.gpus_per_node)));
     add_axis(s, "parallelism.pipeline", texts(divisors(count_blocks(r.workload))));
     s.axes.push_back({"parallelism.virtual_pipeline", {}, true});

@@ -26,7 +26,14 @@ struct ModelDesc {
   // What an import had to assume (a config.json of an unknown model_type); every prediction of a
   // job on this model carries them in Prediction::warnings.
   std::vector<std::string> warnings;
+  // workload_kind_of(*this), set when the model is loaded: every learned prediction reads it, and a
+  // search makes hundreds of thousands of them.
+  std::string workload_kind;
 };
+// What kind of workload a model is: its family, and for a transformer its kind
+// ("transformer/decoder-only", "transformer/encoder", "resnet", ...). The learned bundle scales its
+// band per kind (LearnedBundle::band_scale_by_kind).
+std::string workload_kind_of(const ModelDesc& model);
 
 using FamilyGenerator = void (*)(const YamlReader& params, const BuildContext& ctx, GraphBuilder& g);
 struct FamilyEntry {

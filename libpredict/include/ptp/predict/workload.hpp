@@ -1,12 +1,14 @@
 #pragma once
 // The workload: the list of ops one GPU runs for one micro-batch, with shapes, FLOPs and element
 // counts. Bytes are not stored: they depend on the precision policy and are derived in features.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace ptp {
 
 enum class OpKind { gemm, attention_bmm, fused_attention, conv, norm, softmax, elementwise, embedding, pooling, rnn, loss };
+inline constexpr std::size_t kOpKindCount = static_cast<std::size_t>(OpKind::loss) + 1;  // loss: keep it the last kind
 const char* op_kind_name(OpKind k);
 
 // How tensor parallelism divides an op (Megatron-LM conventions). The model family that builds the

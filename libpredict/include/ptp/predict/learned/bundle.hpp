@@ -97,7 +97,7 @@ class LearnedBundle {
     double log_q_low = 0, log_q_high = 0;  // 10 % and 90 % held-out log residuals
   };
   std::map<std::string, Band> bands;  // by kBandNames
-  // Factor on a band's log quantiles by workload_kind (features.hpp), fitted so each kind's held-out
+  // Factor on a band's log quantiles by ModelDesc::workload_kind (model_zoo.hpp), fitted so each kind's held-out
   // runs fall inside 80 % of the time; a kind not listed: 1.
   std::map<std::string, double> band_scale_by_kind;
 

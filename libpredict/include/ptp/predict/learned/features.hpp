@@ -17,11 +17,6 @@
 
 namespace ptp {
 
-// What kind of workload a model is: its family, and for a transformer its kind
-// ("transformer/decoder-only", "transformer/encoder", "resnet", ...): how ptp-train breaks down the
-// band's coverage.
-std::string workload_kind(const ModelDesc& model);
-
 // Aggregator: one row per job, from the composed analytical/learned step.
 const std::vector<std::string>& run_feature_names(bool blind);
 // `analytical` is the same job composed by the analytical model alone (no learned levels): the
