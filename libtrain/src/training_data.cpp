@@ -283,10 +283,9 @@ Table<RunRecord> load_runs(const std::string& path) {
     j.parallelism.context = degree("cp");
     j.parallelism.virtual_pipeline = degree("vp");
     j.parallelism.expert = degree("ep");
-    const std::string sharding = csv.text(row, "sharding");
-    if (!sharding.empty()) j.sharding = parse_named(sharding_names(), sharding, "sharding");
-    const std::string ckpt = csv.text(row, "activation_checkpointing");
-    if (!ckpt.empty()) j.activation_checkpointing = parse_named(recompute_names(), ckpt, "activation_checkpointing");
+    if (!csv.text(row, "sharding").empty()) j.sharding = csv.named(row, "sharding", sharding_names());
+    if (!csv.text(row, "activation_checkpointing").empty())
+      j.activation_checkpointing = csv.named(row, "activation_checkpointing", recompute_names());
     if (r.source == "llm") read_as_llm_framework_ran_it(csv, row, j);
     // The model as read (an LLM row may name it only in its notes): two models are two stacks.
     r.stack = stack_key(r.source, optional_text("source_ref"), optional_text("framework"), optional_text("notes"),

@@ -153,6 +153,10 @@ std::optional<double> CsvTable::number(const CsvRow& row, const std::string& col
   return v;
 }
 
+void CsvTable::fail_cell(const CsvRow& row, const std::string& col, const std::string& message) const {
+  throw InputError(file_, row.line, static_cast<int>(column(col) + 1), col, message);
+}
+
 double CsvTable::positive(const CsvRow& row, const std::string& col) const {
   auto v = number(row, col);
   if (!v) throw InputError(file_, row.line, static_cast<int>(column(col) + 1), col, "missing value");

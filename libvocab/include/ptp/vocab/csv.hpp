@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ptp/vocab/enum_names.hpp"
+
 namespace ptp {
 
 struct CsvRow {
@@ -30,6 +32,14 @@ class CsvTable {
   const std::string& text(const CsvRow& row, const std::string& col) const;
   std::optional<double> number(const CsvRow& row, const std::string& col) const;  // empty cell -> nullopt
   double positive(const CsvRow& row, const std::string& col) const;               // required, > 0, finite
+  // The enumerator the cell names, from the enum's one name table.
+  template <class E>
+  E named(const CsvRow& row, const std::string& col, const EnumNames<E>& names) const {
+    const std::string& cell = text(row, col);
+    if (const E* e = find_named(names, cell)) return *e;
+    fail_cell(row, col, "expected " + joined_names(names_of(names)) + ", got '" + cell + "'");
+  }
+  [[noreturn]] void fail_cell(const CsvRow& row, const std::string& col, const std::string& message) const;
 
  private:
   std::string file_;
