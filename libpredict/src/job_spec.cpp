@@ -62,13 +62,18 @@ std::string resolve_model_path(const std::string& model, const std::string& job_
 void parse_memory(const YamlReader& doc, JobSpec& j) {
   auto m = doc.optional_child("memory");
   if (!m) return;
-  if (!m->is_map()) m->fail("expected a mapping {convention, grad_dtype, optimizer_dtype, master_weights, cross_entropy}");
-  m->check_keys({"convention", "grad_dtype", "optimizer_dtype", "master_weights", "cross_entropy"});
+  if (!m->is_map())
+    m->fail("expected a mapping {convention, grad_dtype, optimizer_dtype, master_weights, cross_entropy, grad_sync, "
+            "frozen_grads}");
+  m->check_keys({"convention", "grad_dtype", "optimizer_dtype", "master_weights", "cross_entropy", "grad_sync",
+                 "frozen_grads"});
   j.memory.cross_entropy = one_of(*m, "cross_entropy", "", cross_entropy_names());
   j.memory.convention = one_of(*m, "convention", "", memory_convention_ids());
   j.memory.grad_dtype = one_of(*m, "grad_dtype", "", {"fp32", "bf16", "fp16"});
   j.memory.optimizer_dtype = one_of(*m, "optimizer_dtype", "", {"fp32", "bf16", "fp16"});
   if (m->has("master_weights")) j.memory.master_weights = m->get_bool("master_weights", true);
+  j.memory.grad_sync = one_of(*m, "grad_sync", "", {"micro_batch", "step"});
+  j.memory.frozen_grads = m->get_bool("frozen_grads", false);
 }
 
 void parse_finetune(const YamlReader& doc, JobSpec& j) {
@@ -331,6 +336,8 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     if (!m.optimizer_dtype.empty()) out << YAML::Key << "optimizer_dtype" << YAML::Value << m.optimizer_dtype;
     if (m.master_weights) out << YAML::Key << "master_weights" << YAML::Value << *m.master_weights;
     if (!m.cross_entropy.empty()) out << YAML::Key << "cross_entropy" << YAML::Value << m.cross_entropy;
+    if (!m.grad_sync.empty()) out << YAML::Key << "grad_sync" << YAML::Value << m.grad_sync;
+    if (m.frozen_grads) out << YAML::Key << "frozen_grads" << YAML::Value << true;
     out << YAML::EndMap;
   }
   if (j.sequences.avg_seq_len > 0) out << YAML::Key << "avg_seq_len" << YAML::Value << j.sequences.avg_seq_len;

@@ -139,6 +139,24 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     << ", gpus_per_node: " << gpn << "}\nparallelism: {tensor: " << tp << ", pipeline: " << pp
     << ", context: " << cp << ", expert: " << ep << "}\nsequence_parallel: " << (sp ? "true" : "false")
     << "\nsharding: " << c("sharding") << "\nactivation_checkpointing: " << c("activation_checkpointing") << "\n";
+  // litgpt's FSDP runs (Lightning Fabric's FSDPStrategy) accumulate under fabric.no_backward_sync,
+  // FSDP's no_sync: the full gradients stay unsharded until the last micro-batch. lit-gpt of 2023
+  // wrapped whole Blocks with use_orig_params=True, so the frozen weights shared flat parameters
+  // with the LoRA adapters and got gradients as well (pytorch #91167; litgpt #1538 later wrapped
+  // the Linear layers instead). The 2023 tables name their global batch in the notes.
+  const bool litgpt_fsdp = e.origin == "litgpt" && c("sharding") == "fsdp" && gpus > 1;
+  const std::string minibatch_tag = "minibatch ";
+  if (litgpt_fsdp && contains(c("notes"), "via grad accumulation")) {
+    const auto at = c("notes").find(minibatch_tag);
+    long global = 0;
+    if (at != std::string::npos &&
+        positive_int(c("notes").substr(at + minibatch_tag.size(), c("notes").find(' ', at + minibatch_tag.size()) -
+                                                                      at - minibatch_tag.size()),
+                     global))
+      grad_accum = std::max(1.0, static_cast<double>(global) / static_cast<double>(gpus * mb));
+  }
+  const bool no_sync_accumulation = litgpt_fsdp && grad_accum > 1;
+  const bool flat_block_params = no_sync_accumulation && contains(c("source"), "lit-gpt 8641822") && e.finetune != "full";
   if (grad_accum > 1) y << "grad_accum: " << static_cast<long>(grad_accum) << "\n";
   if (e.finetune != "full") {
     y << "finetune: {method: " << e.finetune << ", rank: " << rank;
@@ -146,11 +164,14 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     if (c("double_quant") == "true") y << ", double_quant: true";
     y << "}\n";
   }
-  if (!c("memory_convention").empty() || !c("cross_entropy").empty()) {
+  std::vector<std::string> memory;
+  if (!c("memory_convention").empty()) memory.push_back("convention: " + c("memory_convention"));
+  if (!c("cross_entropy").empty()) memory.push_back("cross_entropy: " + c("cross_entropy"));
+  if (no_sync_accumulation) memory.push_back("grad_sync: step");
+  if (flat_block_params) memory.push_back("frozen_grads: true");
+  if (!memory.empty()) {
     y << "memory: {";
-    if (!c("memory_convention").empty()) y << "convention: " << c("memory_convention");
-    if (!c("cross_entropy").empty())
-      y << (c("memory_convention").empty() ? "" : ", ") << "cross_entropy: " << c("cross_entropy");
+    for (std::size_t i = 0; i < memory.size(); ++i) y << (i ? ", " : "") << memory[i];
     y << "}\n";
   }
   e.job_yaml = y.str();

@@ -344,6 +344,43 @@ TEST_CASE("FSDP under a pipeline keeps a stage's gradients unsharded until its l
   CHECK(piped.optimizer_state == Approx(flat.optimizer_state * 64 / 16 / 4).epsilon(0.1));
 }
 
+TEST_CASE("FSDP no_sync accumulation keeps whole gradients; flat parameters give frozen weights gradients",
+          "[llm][memory]") {
+  // 8 GPUs, global batch 64: 8 micro-batches per step.
+  auto job = [](const std::string& extra, int global_batch = 64, const std::string& sharding = "fsdp") {
+    return predict(llm_job("llama3-8b", 8, "sharding: " + sharding + "\n" + extra, "bf16", "h100-sxm5-80gb", 4096,
+                           global_batch));
+  };
+  const auto every = job(""), once = job("memory: {grad_sync: step}\n");
+  CHECK(once.memory.gradients == Approx(every.memory.gradients * 8));  // unsharded on every one of 8 ranks
+  CHECK(once.memory.weights == Approx(every.memory.weights));
+  // One reduce-scatter per step instead of one per micro-batch; the math does not move.
+  CHECK(once.breakdown.dp_communication < every.breakdown.dp_communication);
+  CHECK(once.breakdown.forward == Approx(every.breakdown.forward));
+  CHECK(once.breakdown.backward == Approx(every.breakdown.backward));
+  // Nothing to keep without accumulation, or when nothing is sharded.
+  CHECK(job("memory: {grad_sync: step}\n", 8).memory.gradients == Approx(job("", 8).memory.gradients));
+  CHECK(job("memory: {grad_sync: step}\n", 64, "none").memory.gradients ==
+        Approx(job("", 64, "none").memory.gradients));
+
+  // LoRA on attention: the frozen block projections get gradients only with frozen_grads.
+  const double linear = 32.0 * (4096.0 * (4096 + 1024 + 1024 + 4096) + 3.0 * 4096 * 14336);
+  const std::string lora = "finetune: {method: lora, rank: 8, targets: [attention]}\n";
+  const auto adapters = job(lora + "memory: {convention: pure}\n");
+  const auto flat = job(lora + "memory: {convention: pure, frozen_grads: true}\n");
+  const auto flat_once = job(lora + "memory: {convention: pure, frozen_grads: true, grad_sync: step}\n");
+  CHECK(adapters.memory.gradients < 0.01 * linear);
+  CHECK(flat.memory.gradients - adapters.memory.gradients == Approx(2 * linear / 8));  // BF16, sharded 8 ways
+  CHECK(flat_once.memory.gradients == Approx(2 * linear).epsilon(0.01));               // BF16, whole
+  // Their reduce-scatter carries the frozen gradients too.
+  CHECK(flat.breakdown.dp_communication > adapters.breakdown.dp_communication);
+  for (const auto& m : {once.memory, flat.memory, flat_once.memory})
+    CHECK(m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies + m.activations +
+              m.workspace == Approx(m.allocated_bytes));
+  const std::string e = ptp::test::error_of(llm_job("llama3-8b", 8, "memory: {grad_sync: never}\n"));
+  CHECK_THAT(e, Catch::Contains("memory.grad_sync"));
+}
+
 TEST_CASE("FSDP traffic is overlapped but not free; one GPU has none", "[llm][step]") {
   const auto fsdp = predict(llm_job("llama3-8b", 8, "sharding: fsdp\n", "bf16", "h100-sxm5-80gb", 4096, 8));
   CHECK(fsdp.breakdown.dp_communication > 0);

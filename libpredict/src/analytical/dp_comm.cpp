@@ -42,13 +42,17 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
 
   // Dense weights reduce over DP x CP; expert weights over the expert-DP group.
   // Frozen weights (LoRA base) reduce nothing; ZeRO-3/FSDP still gather them like any weight.
+  // Frozen block projections sharing a flat parameter with the adapters (memory.frozen_grads)
+  // reduce their gradients too (memory.cpp).
   struct Part {
-    double params, frozen;
+    double params, frozen, frozen_reduced;
     CommGroup group;
   };
+  const auto& mem = job.job.memory;
   const std::vector<Part> parts{{s.params - s.expert_params, s.frozen_params - s.frozen_expert_params,
+                                 mem.frozen_grads ? s.frozen_linear_params : 0,
                                  l.sharding == Sharding::hsdp ? hsdp_shard_group(l) : dp_group(l)},
-                                {s.expert_params, s.frozen_expert_params, expert_dp_group(l)}};
+                                {s.expert_params, s.frozen_expert_params, 0, expert_dp_group(l)}};
   for (const auto& part : parts) {
     const double frozen = l.shards_params() ? part.frozen : 0;
     if (part.params + frozen <= 0 || part.group.size <= 1) continue;
@@ -73,12 +77,16 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
       out.exposed += exposed(ag, fwd, pk) + exposed(rs, bwd, pk);
     } else {
       // Per micro-batch: gather block by block ahead of forward, again ahead of backward, and
-      // reduce-scatter the block's gradients behind it.
+      // reduce-scatter the block's gradients behind it; under no_sync accumulation
+      // (memory.grad_sync: step) only behind the last micro-batch's backward.
+      const int reductions = mem.grad_sync == "step" ? 1 : m;
+      const double reduced = part.params + part.frozen_reduced;
       const auto ag = bucketed(Collective::all_gather, v.all_gather / (2 * m), part.group, job, k, units);
-      const auto rs = bucketed(Collective::reduce_scatter, v.reduce_scatter / m, part.group, job, k, units);
+      const auto rs = bucketed(Collective::reduce_scatter, reduced * grad_bytes, part.group, job, k, units);
       const Traffic back{ag.seconds + rs.seconds, ag.last_bucket + rs.last_bucket};
-      out.total += m * (2 * ag.seconds + rs.seconds);
-      out.exposed += m * (exposed(ag, fwd, pk) + exposed(back, bwd, pk));
+      out.total += m * 2 * ag.seconds + reductions * rs.seconds;
+      out.exposed += m * exposed(ag, fwd, pk) + reductions * exposed(back, bwd, pk) +
+                     (m - reductions) * exposed(ag, bwd, pk);
       if (l.sharding == Sharding::hsdp && part.group.size < l.dp * l.cp) {
         // Then the shard's gradients are all-reduced across the replicas (one rank per node).
         const CommGroup replicas{l.dp * l.cp / part.group.size, 1};

@@ -83,7 +83,8 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   m.convention = st.convention ? st.convention->id : std::string();
   m.weights = sharded(l.shards_params()) * st.param;
   // Frozen weights (LoRA base) at the stored dtype (QLoRA: the block projections in 4 bits), sharded
-  // like the rest under ZeRO-3/FSDP; no master copy, gradient or optimizer state.
+  // like the rest under ZeRO-3/FSDP; no master copy or optimizer state, and no gradient unless they
+  // share a flat parameter with trainable weights (memory.frozen_grads, below).
   const double frozen_dense = s.frozen_params - s.frozen_expert_params, frozen_expert = s.frozen_expert_params;
   const double frozen_held =
       l.shards_params() ? frozen_dense / dense_group + frozen_expert / expert_group : s.frozen_params;
@@ -96,10 +97,15 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   if (l.shards_params()) m.weights += gathered * (p.half_precision ? std::min(st.param, 2.0) : st.param);
   m.weights += s.sparse_params * st.param;
   m.master_weights = sharded(l.shards_optimizer()) * st.master;
-  // Under a pipeline schedule FSDP keeps each stage's gradients unsharded across the micro-batches
-  // and reduce-scatters them after the last (torch.distributed.pipelining turns gradient sync off
-  // until then), accumulating at the reduce dtype, as the weights stay gathered above.
-  m.gradients = sharded(l.shards_grads() && l.pp == 1) * st.grad;
+  // Gradients reduced only after the last micro-batch stay unsharded until then: under a pipeline
+  // schedule (torch.distributed.pipelining turns gradient sync off until the last micro-batch, as
+  // the weights stay gathered above) and under FSDP no_sync accumulation (memory.grad_sync: step).
+  const bool grads_wait_for_step = l.pp > 1 || (j.memory.grad_sync == "step" && l.microbatches > 1);
+  const bool grads_sharded = l.shards_grads() && !grads_wait_for_step;
+  m.gradients = sharded(grads_sharded) * st.grad;
+  // Frozen block projections sharing a flat parameter with the adapters (memory.frozen_grads) get
+  // gradients too; the embeddings and head sit in wrap units with nothing trainable and get none.
+  if (j.memory.frozen_grads) m.gradients += s.frozen_linear_params / (grads_sharded ? dense_group : 1) * st.grad;
   m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_states(j.optimizer) * st.optimizer_state;
   // Transformer Engine's FP8 weight caches are per TP/EP shard, outside the optimizer's sharding.
   m.fp8_weight_copies = s.linear_params * st.fp8_weight_copies;

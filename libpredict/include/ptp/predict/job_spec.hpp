@@ -69,9 +69,16 @@ struct MemorySpec {
   std::string grad_dtype, optimizer_dtype;  // fp32 | bf16 | fp16
   std::optional<bool> master_weights;
   std::string cross_entropy;  // fused | unfused | chunked
+  // When data-parallel gradients are reduced under gradient accumulation: every micro-batch, or
+  // only the last (FSDP no_sync, Accelerate's default accumulate(), Lightning's no_backward_sync),
+  // in which case FSDP/ZeRO keep the full unsharded gradients between micro-batches.
+  std::string grad_sync;  // "" (micro_batch) | micro_batch | step
+  // Frozen weights get gradients too: FSDP1 flat parameters (use_orig_params) that mix frozen and
+  // trainable weights allocate a gradient for the whole flat parameter (pytorch #91167).
+  bool frozen_grads = false;
   bool any() const {
     return !convention.empty() || !grad_dtype.empty() || !optimizer_dtype.empty() || master_weights ||
-           !cross_entropy.empty();
+           !cross_entropy.empty() || !grad_sync.empty() || frozen_grads;
   }
 };
 
