@@ -80,17 +80,18 @@ void parse_finetune(const YamlReader& doc, JobSpec& j) {
   auto f = doc.optional_child("finetune");
   if (!f) return;
   if (!f->is_map()) f->fail("expected a mapping {method: full | lora | qlora, rank, targets}");
-  f->check_keys({"method", "rank", "targets", "double_quant"});
+  f->check_keys({"method", "rank", "targets", "double_quant", "quantized_keeps_inputs"});
   auto& ft = j.finetune;
   ft.method = one_of(*f, "method", "full", {"full", "lora", "qlora"});
   if (!ft.lora()) {
-    for (const char* k : {"rank", "targets", "double_quant"})
+    for (const char* k : {"rank", "targets", "double_quant", "quantized_keeps_inputs"})
       if (f->has(k)) f->child(k).fail("applies to method: lora or qlora only (method: full trains every weight)");
     return;
   }
-  if (f->has("double_quant") && !ft.quantized_base())
-    f->child("double_quant").fail("applies to method: qlora only (a LoRA base is not quantised)");
+  for (const char* k : {"double_quant", "quantized_keeps_inputs"})
+    if (f->has(k) && !ft.quantized_base()) f->child(k).fail("applies to method: qlora only (a LoRA base is not quantised)");
   ft.double_quant = f->get_bool("double_quant", false);
+  ft.quantized_keeps_inputs = f->get_bool("quantized_keeps_inputs", false);
   if (!f->has("rank")) f->fail("method: " + ft.method + " needs rank (the adapters' inner dimension, e.g. 16)");
   ft.rank = static_cast<int>(f->get_int("rank", 1, 1'000'000));
   if (auto t = f->optional_child("targets")) {
@@ -326,6 +327,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     out << YAML::Key << "rank" << YAML::Value << j.finetune.rank;
     out << YAML::Key << "targets" << YAML::Value << YAML::Flow << j.finetune.targets;
     if (j.finetune.double_quant) out << YAML::Key << "double_quant" << YAML::Value << true;
+    if (j.finetune.quantized_keeps_inputs) out << YAML::Key << "quantized_keeps_inputs" << YAML::Value << true;
     out << YAML::EndMap;
   }
   if (j.memory.any()) {

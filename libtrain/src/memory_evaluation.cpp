@@ -162,6 +162,10 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     y << "finetune: {method: " << e.finetune << ", rank: " << rank;
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
     if (c("double_quant") == "true") y << ", double_quant: true";
+    // litgpt pinned bitsandbytes 0.41.1 (lit-gpt 8641822's resource tables) and 0.42.0 (litgpt
+    // 5895df10 .. 00af8b0d, the config hub tables), before bitsandbytes PR #1270 (0.43.2) stopped
+    // MatMul4Bit saving the inputs of frozen 4-bit projections.
+    if (e.finetune == "qlora" && e.origin == "litgpt") y << ", quantized_keeps_inputs: true";
     y << "}\n";
   }
   std::vector<std::string> memory;

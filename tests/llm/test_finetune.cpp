@@ -154,6 +154,28 @@ TEST_CASE("QLoRA stores the frozen block projections in 4-bit NormalFloat, the e
   CHECK(again.finetune.double_quant);
 }
 
+TEST_CASE("QLoRA on bitsandbytes before 0.43.2 stashes the inputs of the projections without adapters",
+          "[llm][lora][memory]") {
+  auto job = [](const std::string& targets, bool keeps) {
+    return predict(llm_job("llama3-8b", 1,
+                           "finetune: {method: qlora, rank: 16, targets: " + targets +
+                               (keeps ? ", quantized_keeps_inputs: true" : "") + "}\n"));
+  };
+  const auto fixed = job("[attention]", false), keeps = job("[attention]", true);
+  // Per token and block: the inputs of gate+up (4096, one fused input) and down (14336), BF16. q, k,
+  // v's input is the adapters' and o's the attention kernel's output, both stashed once already.
+  CHECK(keeps.memory.activations - fixed.memory.activations == Approx(32.0 * 4096 * (4096 + 14336) * 2));
+  CHECK(keeps.breakdown.forward == Approx(fixed.breakdown.forward));
+  CHECK(keeps.breakdown.backward == Approx(fixed.breakdown.backward));
+  // Adapters on every projection stash every input already.
+  CHECK(job("[all]", true).memory.activations == Approx(job("[all]", false).memory.activations));
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, quantized_keeps_inputs: true}\n")),
+             Catch::Matchers::Contains("finetune.quantized_keeps_inputs: applies to method: qlora only"));
+  const auto j = parse_job_spec(YamlReader::load_string(
+      llm_job("llama3-8b", 1, "finetune: {method: qlora, rank: 16, quantized_keeps_inputs: true}\n"), "job.yaml"));
+  CHECK(parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml")).finetune.quantized_keeps_inputs);
+}
+
 // Issue 30, item 2a: the words of mfu_basis must describe the number (LoRA's frozen GEMMs count 2 passes).
 TEST_CASE("LoRA's model-FLOPs basis says how the frozen base is counted", "[llm][lora][issue30]") {
   const auto full = predict(llm_job("llama3-8b", 8, ""));

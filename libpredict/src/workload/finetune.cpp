@@ -31,13 +31,15 @@ bool has_weight(const Op& op) {
   return op.params > 0 || op.kind == OpKind::gemm || op.kind == OpKind::conv;
 }
 
-void freeze(Op& op) {
+// `keeps_input`: a 4-bit block projection of bitsandbytes before 0.43.2 saves its input anyway
+// (finetune.quantized_keeps_inputs); an adapted one's input is the adapter's, stashed once.
+void freeze(Op& op, bool keeps_input) {
   op.frozen = true;
   switch (op.kind) {
     case OpKind::gemm:
     case OpKind::conv:
       op.bwd_flops = op.input_grad ? op.fwd_flops : 0;  // data gradient only
-      op.saved = 0;                                     // the input fed only the weight gradient
+      if (!keeps_input) op.saved = 0;                   // the input fed only the weight gradient
       break;
     case OpKind::rnn:
       op.bwd_flops /= 2;  // the recurrence still back-propagates; the gate weights' gradients go
@@ -94,7 +96,8 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
   double smallest_in = 0, smallest_out = 0;
   for (const Op& base : w.ops) {
     ops.push_back(base);
-    if (has_weight(base)) freeze(ops.back());
+    const bool quantized_projection = f.quantized_base() && base.in_block && base.projection != Projection::none;
+    if (has_weight(base)) freeze(ops.back(), f.quantized_keeps_inputs && quantized_projection && !targeted(base, f));
     if (base.kind != OpKind::gemm || !targeted(base, f)) continue;
     const double G = base.weight_groups, P = base.fused_projections;
     const bool by_n = base.expert_split == ExpertSplit::n, by_k = base.expert_split == ExpertSplit::k;

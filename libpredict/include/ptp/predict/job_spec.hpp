@@ -46,6 +46,9 @@ struct FinetuneSpec {
   int rank = 0;                 // lora and qlora
   std::vector<std::string> targets;  // lora and qlora: attention | mlp | all (default attention, mlp)
   bool double_quant = false;         // qlora: quantised quantisation constants
+  // qlora: each 4-bit projection keeps its input for backward although its weight is frozen
+  // (bitsandbytes before 0.43.2: MatMul4Bit saves its input whenever any input needs a gradient).
+  bool quantized_keeps_inputs = false;
   bool lora() const { return method == "lora" || method == "qlora"; }
   bool quantized_base() const { return method == "qlora"; }
   bool targets_attention() const;
