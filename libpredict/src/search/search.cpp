@@ -98,29 +98,13 @@ bool better(const SearchRow& a, const SearchRow& b) {
   return a.config < b.config;
 }
 
-// How early the walk fixes an axis: the workload's (micro-batch, sequence) first, then what the
-// step memo's op-time tables depend on (tensor, context, expert parallelism), then the pipeline
-// split its partitions add, then the rest. Consecutive configurations then reuse one partition for
-// every precision, sharding and recomputation, and a few op-time tables for every pipeline split;
-// in the space's own order (precision first) each was rebuilt per precision. The rows, counts and
-// their order do not depend on the walk (rows are ranked by a total order).
-int nesting_rank(const std::string& key) {
-  if (key == "batch_size" || key == "batch_tokens" || key == "seq_len") return 0;
-  if (key == "parallelism.tensor" || key == "parallelism.context" || key == "parallelism.expert" ||
-      key == "sequence_parallel")
-    return 1;
-  if (key == "parallelism.pipeline") return 2;
-  if (key == "parallelism.virtual_pipeline") return 3;  // its values follow the pipeline depth
-  return 4;
-}
-
 // Walks the cross product of the axes (virtual_pipeline's values follow the pipeline depth).
 class Enumerator {
  public:
   Enumerator(const SearchSpace& s, int blocks) : space_(s), blocks_(blocks), order_(s.axes.size()) {
     for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
     std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
-      return nesting_rank(s.axes[a].key) < nesting_rank(s.axes[b].key);
+      return search_field(s.axes[a].key).nesting < search_field(s.axes[b].key).nesting;
     });
   }
 

@@ -14,9 +14,15 @@ struct SearchField {
   std::string column;  // the search table's header for the field ("": the key itself)
   std::string (*get)(const JobSpec&);
   void (*set)(JobSpec&, const std::string& canonical);
+  // How early the search walk fixes the axis (0 first): the workload's micro-batch and sequence,
+  // then what the step memo's op-time tables depend on (tensor, context, expert parallelism), then
+  // the pipeline split its partitions add, then the rest. Consecutive configurations then reuse one
+  // partition for every precision, sharding and recomputation, and a few op-time tables for every
+  // pipeline split. The rows, counts and their order do not depend on the walk.
+  int nesting;
 };
 
-// In enumeration order: what changes the GPU and cluster first, the micro-batch last.
+// In the order --search lists searchable keys and the table's columns: cluster first, micro-batch last.
 const std::vector<SearchField>& search_fields();
 const SearchField& search_field(const std::string& key);  // key must be in search_fields()
 
