@@ -53,7 +53,7 @@ const MemoryConvention& default_memory_convention(const PrecisionPolicy& p) {
 }
 
 const std::vector<std::string>& cross_entropy_names() {
-  static const std::vector<std::string> names{"fused", "unfused", "chunked"};
+  static const std::vector<std::string> names{"fused", "unfused", "chunked", "compiled"};
   return names;
 }
 
@@ -64,6 +64,7 @@ double logits_bytes(CrossEntropy ce, double activation_bytes) {
     case CrossEntropy::unfused:
       return 3 * 4;
     case CrossEntropy::chunked:
+    case CrossEntropy::compiled:
       return 2 * activation_bytes;
   }
   return activation_bytes;

@@ -170,6 +170,25 @@ CONVENTION_RULES = (
 # litgpt's finetune and pretrain scripts call chunked_cross_entropy (upcasting 128-position chunks).
 CHUNKED_CROSS_ENTROPY = ("litgpt",)
 
+# Sources whose torchtitan compiles the loss with the model when training.compile is on (torchtitan
+# bbb1b616e, 2025-04-02, "build_loss_fn"; #1608 later made it compile.components, loss by default):
+# the H200 table of 2025-06 (torchtitan e7c0cae), torchao's MI300X (2c8b594) and B200 (6fc499f)
+# tables of 2025-08. torchtitan's 2024-12 benchmarks and torchao's H100 table (torchtitan 0.0.2)
+# predate it; the other torchtitan-run sources do not say which commit ran.
+COMPILED_LOSS_SOURCES = (
+    "torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber",
+    "torchao float8 training doc (MI300X)",
+    "torchao float8/MX training doc (B200)",
+)
+
+
+def cross_entropy(origin, source, compile_published):
+    if origin in CHUNKED_CROSS_ENTROPY:
+        return "chunked"
+    if source in COMPILED_LOSS_SOURCES and "torch.compile" in compile_published:
+        return "compiled"
+    return ""
+
 
 def memory_convention(framework, precision_published, precision):
     if precision in ("fp32", "tf32"):
@@ -258,7 +277,7 @@ def build(shared, stats=None):
             "precision": prec,
             "precision_as_published": rec["precision"],
             "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
-            "cross_entropy": "chunked" if ORIGIN[repo] in CHUNKED_CROSS_ENTROPY else "",
+            "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"]),
             "gpu": gpu,
             "gpu_as_published": rec["gpu"],
             "gpu_norm": rec["gpu_norm"],

@@ -205,6 +205,14 @@ TEST_CASE("memory follows the job's framework convention, and its parts add up",
   // Explicit dtypes override the convention.
   CHECK(mem("memory: {convention: pure, grad_dtype: fp32}\n").gradients == Approx(4 * P));
   CHECK(mem("memory: {master_weights: false}\n").master_weights == 0);
+  // The loss at the start of backward, per logit (4096 tokens x 128256): unfused FP32 log-probabilities
+  // and two FP32 gradients (12 bytes); chunked, or compiled by torch.compile, the BF16 logits and
+  // their BF16 gradient (4); fused (Megatron), the logits and an FP32 softmax (6).
+  const double logits = 4096.0 * 128256;
+  const double unfused = mem("memory: {convention: pure, cross_entropy: unfused}\n").activations;
+  CHECK(unfused - mem("memory: {convention: pure, cross_entropy: compiled}\n").activations == Approx(8 * logits));
+  CHECK(unfused - mem("memory: {convention: pure, cross_entropy: chunked}\n").activations == Approx(8 * logits));
+  CHECK(unfused - mem("memory: {convention: pure, cross_entropy: fused}\n").activations == Approx(6 * logits));
   for (const auto& m : {deflt, ds, mega, pure, fsdp, autocast}) {
     INFO(m.convention);
     CHECK(m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies + m.activations +

@@ -22,8 +22,12 @@ enum class StateDtype { compute, fp32, fp32_unless_fp16 };
 //             their gradient and the FP32 gradient of the logits (the caller frees the 16-bit
 //             logits before backward: torchtitan `del pred`, HF Trainer keeps only the loss);
 //   chunked - the logits, upcast a chunk at a time (litgpt, torchtune's chunked loss): the logits
-//             and their gradient.
-enum class CrossEntropy { fused, unfused, chunked };
+//             and their gradient;
+//   compiled - the same loss under torch.compile (torchtitan compiles it with the model since
+//             2025-04, #1033): Inductor fuses the FP32 upcast and log-softmax, saves the 16-bit
+//             logits and per-row statistics, and writes the 16-bit gradient: the logits and their
+//             gradient, as chunked.
+enum class CrossEntropy { fused, unfused, chunked, compiled };
 const std::vector<std::string>& cross_entropy_names();  // indexed by CrossEntropy
 double logits_bytes(CrossEntropy ce, double activation_bytes);
 
