@@ -75,6 +75,14 @@ bool positive_int(const std::string& s, long& out) {
 }
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// The word following `tag` in `text` ("" when the tag is absent).
+std::string word_after(const std::string& text, const std::string& tag) {
+  const auto at = text.find(tag);
+  if (at == std::string::npos) return "";
+  const auto start = at + tag.size();
+  return text.substr(start, text.find(' ', start) - start);
+}
 bool contains(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
 // The job spec of one row, or a skip reason. Order of the checks = order of the reasons reported.
@@ -145,16 +153,9 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
   // with the LoRA adapters and got gradients as well (pytorch #91167; litgpt #1538 later wrapped
   // the Linear layers instead). The 2023 tables name their global batch in the notes.
   const bool litgpt_fsdp = e.origin == "litgpt" && c("sharding") == "fsdp" && gpus > 1;
-  const std::string minibatch_tag = "minibatch ";
-  if (litgpt_fsdp && contains(c("notes"), "via grad accumulation")) {
-    const auto at = c("notes").find(minibatch_tag);
-    long global = 0;
-    if (at != std::string::npos &&
-        positive_int(c("notes").substr(at + minibatch_tag.size(), c("notes").find(' ', at + minibatch_tag.size()) -
-                                                                      at - minibatch_tag.size()),
-                     global))
-      grad_accum = std::max(1.0, static_cast<double>(global) / static_cast<double>(gpus * mb));
-  }
+  if (long global = 0; litgpt_fsdp && positive_int(word_after(c("notes"), "minibatch "), global) &&
+                       contains(c("notes"), "via grad accumulation"))
+    grad_accum = std::max(1.0, static_cast<double>(global) / static_cast<double>(gpus * mb));
   const bool no_sync_accumulation = litgpt_fsdp && grad_accum > 1;
   const bool flat_block_params = no_sync_accumulation && contains(c("source"), "lit-gpt 8641822") && e.finetune != "full";
   if (grad_accum > 1) y << "grad_accum: " << static_cast<long>(grad_accum) << "\n";
