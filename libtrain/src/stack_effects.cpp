@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -71,9 +72,12 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
     const SupportSpace space = described ? SupportSpace(train_rows, names) : SupportSpace();
     const auto p = fit.typical.predict(x.select(test));
     std::set<std::string> precisions, gpus, models;
+    std::map<std::string, std::set<std::string>> codebases_by_precision;
     if (domains)
-      for (auto i : train)
+      for (auto i : train) {
         precisions.insert(domains->precisions[i]), gpus.insert(domains->gpus[i]), models.insert(domains->models[i]);
+        codebases_by_precision[domains->precisions[i]].insert(codebases[i]);
+      }
     for (std::size_t j = 0; j < test.size(); ++j) {  // folds write disjoint rows
       const std::size_t i = test[j];
       h.typical[i] = p[j];
@@ -84,6 +88,9 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
                                   models.count(domains->models[i]) > 0);
       if (described) h.support[i] = space.of(x.row(i));
       else h.support[i].runs_near = 1;  // the precision-blind ablation is judged as if supported
+      if (domains && described)
+        h.support[i].precision_of_one_codebase =
+            precision_of_one_codebase(codebases_by_precision, domains->precisions[i], codebases[i]);
     }
   });
   return h;

@@ -16,6 +16,14 @@ using namespace ptp::train;
 namespace fs = std::filesystem;
 
 namespace {
+// The support a prediction reports, as the shrinkage reads it.
+Support support_of(const Prediction& p) {
+  Support s;
+  s.runs_near = p.support.runs_near;
+  s.outside = p.support.outside;
+  s.precision_of_one_codebase = p.support.precision_of_one_codebase;
+  return s;
+}
 // Trains once on the real fixture (no CV) and hands out copies.
 const std::string& trained_bundle() {
   static const std::string dir = [] {
@@ -79,6 +87,36 @@ TEST_CASE("a precision with no training runs gets the other precisions' correcti
   const auto named = b.predict(resolve_job(parse_job_spec(YamlReader::load_string(yaml + "codebase: dle\n", "j")), catalogs),
                                AnalyticalConstants{});
   CHECK((named.support.band == "known_codebase.new_precision" || named.support.band == "known_codebase.extrapolating"));
+}
+
+TEST_CASE("a precision trained by one codebase is that codebase's: another codebase extrapolates in it",
+          "[bundle][support]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  // The fixture bundle records which codebases trained each precision.
+  REQUIRE(!b.precision_codebases.empty());
+  for (const auto& [precision, codebases] : b.precision_codebases) CHECK(!codebases.empty());
+  const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  const std::string yaml =
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 256\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n";
+  auto job = [&](const std::string& extra) {
+    return resolve_job(parse_job_spec(YamlReader::load_string(yaml + extra, "j")), catalogs);
+  };
+  b.precision_codebases["amp_fp16"] = {"dle", "lambda"};
+  const auto two = b.predict(job(""), AnalyticalConstants{});
+  CHECK(two.support.precision_of_one_codebase.empty());
+  b.precision_codebases["amp_fp16"] = {"lambda"};
+  const auto one = b.predict(job(""), AnalyticalConstants{});
+  CHECK(one.support.precision_of_one_codebase == "lambda");
+  CHECK(one.support.extrapolating);
+  CHECK(one.aggregator_share == Approx(b.shrinkage.unknown.share(support_of(one))));
+  CHECK(std::any_of(one.warnings.begin(), one.warnings.end(), [](const std::string& w) {
+    return w.find("its amp_fp16 runs all come from one codebase, lambda") != std::string::npos;
+  }));
+  // The job of that very codebase is not extrapolating for it.
+  CHECK(b.predict(job("codebase: lambda\n"), AnalyticalConstants{}).support.precision_of_one_codebase.empty());
+  CHECK(precision_of_one_codebase({{"fp4", {"megatron-bridge"}}}, "fp4", "") == "megatron-bridge");
+  CHECK(precision_of_one_codebase({{"fp4", {"megatron-bridge"}}}, "fp4", "megatron-bridge").empty());
+  CHECK(precision_of_one_codebase({{"fp4", {"megatron-bridge"}}}, "fp8", "").empty());
 }
 
 TEST_CASE("a model-parallel job is outside a bundle trained on data-parallel runs only", "[bundle]") {
@@ -202,7 +240,7 @@ TEST_CASE("the learned correction a job gets is the bundle's fitted share of its
   const auto p = b.predict(near, AnalyticalConstants{});
   REQUIRE(p.support.assessed);
   CHECK(p.support.runs_near > 0);
-  CHECK(p.aggregator_share == Approx(b.shrinkage.unknown.share({p.support.runs_near, p.support.outside})));
+  CHECK(p.aggregator_share == Approx(b.shrinkage.unknown.share(support_of(p))));
   // The share is applied in log space between the analytical answer (no share: the learned levels
   // step aside entirely, compute and communication included) and the whole learned answer.
   const double analytical = predict_analytical(near, AnalyticalConstants{}).iteration_s;
@@ -278,14 +316,14 @@ TEST_CASE("a job naming a trained codebase gets its offset and band; an unknown 
   b.codebase_offsets["dle"] = 0.25;
   const auto named = b.predict(fixture_job(job + "codebase: dle\n"), AnalyticalConstants{});
   CHECK(named.support.codebase_known);
-  CHECK(named.aggregator_share == Approx(b.shrinkage.known.share({named.support.runs_near, named.support.outside})));
+  CHECK(named.aggregator_share == Approx(b.shrinkage.known.share(support_of(named))));
   // Offset added in log space on top of the (known-codebase) share of the typical correction.
   b.codebase_offsets["dle"] = 0;
   const auto named0 = b.predict(fixture_job(job + "codebase: dle\n"), AnalyticalConstants{});
   b.codebase_offsets["dle"] = 0.25;
   CHECK(std::log(named.iteration_s / named0.iteration_s) == Approx(0.25).epsilon(1e-6));
   CHECK(named.support.band == band_name(true, b.novelty_of(fixture_job(job + "codebase: dle\n")),
-                                        {named.support.runs_near, named.support.outside}));
+                                        support_of(named)));
   const auto& band = b.bands.at(named.support.band);
   CHECK(named.iteration_low_s / named.iteration_s == Approx(std::exp(band.log_q_low)));
   const auto unknown = b.predict(fixture_job(job + "codebase: my-own-stack\n"), AnalyticalConstants{});

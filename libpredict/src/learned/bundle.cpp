@@ -160,6 +160,18 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     for (const auto& [key, into] : {std::pair{"precisions", &b.trained_precisions}, std::pair{"gpus", &b.trained_gpus},
                                     std::pair{"models", &b.trained_models}})
       for (const auto& v : domain.at(key)) into->insert(v.get<std::string>());
+    if (domain.contains("precision_codebases")) {
+      const auto& pc = domain.at("precision_codebases");
+      require(pc.is_object(), manifest_path, "domain.precision_codebases", "expected {precision: [codebase, ...]}");
+      for (const auto& [precision, list] : pc.items()) {
+        require(list.is_array() && !list.empty(), manifest_path, "domain.precision_codebases." + precision,
+                "expected a non-empty list of codebases");
+        for (const auto& c : list) {
+          require(c.is_string(), manifest_path, "domain.precision_codebases." + precision, "expected codebase names");
+          b.precision_codebases[precision].insert(c.get<std::string>());
+        }
+      }
+    }
     const auto& offsets = m.at("codebase_offsets");
     require(offsets.is_object(), manifest_path, "codebase_offsets", "expected {codebase: log offset}");
     for (const auto& [name, v] : offsets.items()) {
@@ -231,12 +243,14 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
       compose_learned(job, base, {compute.get(), communication.get()}, memo, AggregatorRow::full);
   Prediction p = std::move(composed.step);
   const std::vector<float> row = std::move(composed.aggregator_row);
-  const Support near = support.of(row);
+  Support near = support.of(row);
+  near.precision_of_one_codebase = precision_of_one_codebase(precision_codebases, job.policy->id, job.job.codebase);
   auto& s = p.support;
   s.assessed = true;
   s.runs_near = near.runs_near;
   s.outside = near.outside;
   s.extrapolating = near.extrapolating();
+  s.precision_of_one_codebase = near.precision_of_one_codebase;
   s.codebase = job.job.codebase;
   const auto offset = s.codebase.empty() ? codebase_offsets.end() : codebase_offsets.find(s.codebase);
   s.codebase_known = offset != codebase_offsets.end();
@@ -256,6 +270,8 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   if (s.extrapolating) {
     std::string why = std::to_string(s.runs_near) + " training runs near it";
     for (const auto& f : s.outside) why += (f == s.outside.front() ? "; outside the trained range: " : ", ") + f;
+    if (!near.precision_of_one_codebase.empty())
+      why += "; its " + job.policy->id + " runs all come from one codebase, " + near.precision_of_one_codebase;
     p.warnings.push_back("extrapolating (" + why + "): " +
                          std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
                          " % of the learned correction applied, band widened");

@@ -158,6 +158,13 @@ SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<
   return s;
 }
 
+std::string precision_of_one_codebase(const std::map<std::string, std::set<std::string>>& codebases_by_precision,
+                                      const std::string& precision, const std::string& codebase) {
+  const auto it = codebases_by_precision.find(precision);
+  if (it == codebases_by_precision.end() || it->second.size() != 1 || it->second.count(codebase)) return "";
+  return *it->second.begin();
+}
+
 double Shrinkage::share(const Support& s) const {
   const double n = s.runs_near;
   const double by_count = half_support_runs > 0 ? n / (n + half_support_runs) : 1.0;

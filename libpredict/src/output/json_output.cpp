@@ -81,6 +81,8 @@ json predictor_json(const Prediction& p) {
     j["support"] = {{"runs_near", s.runs_near},
                     {"outside", s.outside},
                     {"extrapolating", s.extrapolating},
+                    {"precision_of_one_codebase",
+                     s.precision_of_one_codebase.empty() ? json(nullptr) : json(s.precision_of_one_codebase)},
                     {"codebase", s.codebase.empty() ? json(nullptr) : json(s.codebase)},
                     {"codebase_known", s.codebase_known},
                     {"codebase_offset", s.codebase_offset},

@@ -137,7 +137,8 @@ struct Prediction {
     bool assessed = false;
     int runs_near = 0;                 // training runs within the support radius
     std::vector<std::string> outside;  // support features outside the trained range
-    bool extrapolating = false;        // no run near, or a feature outside the range
+    bool extrapolating = false;        // no run near, a feature outside the range, or the next
+    std::string precision_of_one_codebase;  // the one codebase that trained the precision, not the job's
     std::string codebase;              // as the job names it
     bool codebase_known = false;       // the bundle has an offset for it
     double codebase_offset = 0;        // log space

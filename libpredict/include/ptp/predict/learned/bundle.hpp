@@ -83,6 +83,9 @@ class LearnedBundle {
   Novelty novelty_of(const ResolvedJob& job) const;
   // The manifest's `domain` lists, read once at load: novelty_of runs on every prediction.
   std::set<std::string> trained_precisions, trained_gpus, trained_models;
+  // Which codebases' runs trained each precision (manifest domain.precision_codebases; empty in
+  // bundles written before it).
+  std::map<std::string, std::set<std::string>> precision_codebases;
 
   std::unique_ptr<LearnedOpModel> compute;
   std::unique_ptr<LearnedCollectiveModel> communication;

@@ -4,7 +4,9 @@
 // physically (scale, GPU x precision peak, step length, op mix); a training run is "near" when it
 // lies within `radius` in units of each feature's spread over the training runs. A feature outside
 // the trained range (beyond `margin` spreads) is listed by name: there the trees extrapolate.
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,8 +16,16 @@ struct Support {
   int runs_near = 0;                 // training runs within the radius
   std::vector<std::string> outside;  // support features outside the trained range
   double nearest = 1e300;            // distance to the nearest training run (units of spread)
-  bool extrapolating() const { return runs_near == 0 || !outside.empty(); }
+  // The one codebase whose runs alone trained the job's precision, when the job runs another (or
+  // names none): there the precision's correction is that stack's speed, not the precision's.
+  std::string precision_of_one_codebase;
+  bool extrapolating() const { return runs_near == 0 || !outside.empty() || !precision_of_one_codebase.empty(); }
 };
+
+// precision_of_one_codebase for a job in `precision` running `codebase`, from which codebases trained
+// each precision.
+std::string precision_of_one_codebase(const std::map<std::string, std::set<std::string>>& codebases_by_precision,
+                                      const std::string& precision, const std::string& codebase);
 
 class SupportSpace {
  public:
