@@ -49,6 +49,14 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
   return fit;
 }
 
+std::map<std::string, std::set<std::string>> codebases_by_precision(const std::vector<std::string>& precisions,
+                                                                   const std::vector<std::string>& codebases,
+                                                                   const std::vector<std::size_t>& rows) {
+  std::map<std::string, std::set<std::string>> by;
+  for (auto i : rows) by[precisions[i]].insert(codebases[i]);
+  return by;
+}
+
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
                                         const BoosterParams& params, const Split& split, int workers,
@@ -71,26 +79,25 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
     const StackFit fit = fit_stack_effects(x.select(train), ty, tc, names, params);
     const SupportSpace space = described ? SupportSpace(train_rows, names) : SupportSpace();
     const auto p = fit.typical.predict(x.select(test));
-    std::set<std::string> precisions, gpus, models;
-    std::map<std::string, std::set<std::string>> codebases_by_precision;
-    if (domains)
-      for (auto i : train) {
-        precisions.insert(domains->precisions[i]), gpus.insert(domains->gpus[i]), models.insert(domains->models[i]);
-        codebases_by_precision[domains->precisions[i]].insert(codebases[i]);
-      }
+    std::set<std::string> gpus, models;
+    std::map<std::string, std::set<std::string>> trained_precisions;  // precision -> its training codebases
+    if (domains) {
+      trained_precisions = codebases_by_precision(domains->precisions, codebases, train);
+      for (auto i : train) gpus.insert(domains->gpus[i]), models.insert(domains->models[i]);
+    }
     for (std::size_t j = 0; j < test.size(); ++j) {  // folds write disjoint rows
       const std::size_t i = test[j];
       h.typical[i] = p[j];
       h.level[i] = fit.level;
       if (auto it = fit.offsets.find(codebases[i]); it != fit.offsets.end()) h.offset[i] = it->second;
       if (domains)
-        h.novelty[i] = novelty_of(precisions.count(domains->precisions[i]) > 0, gpus.count(domains->gpus[i]) > 0,
+        h.novelty[i] = novelty_of(trained_precisions.count(domains->precisions[i]) > 0, gpus.count(domains->gpus[i]) > 0,
                                   models.count(domains->models[i]) > 0);
       if (described) h.support[i] = space.of(x.row(i));
       else h.support[i].runs_near = 1;  // the precision-blind ablation is judged as if supported
       if (domains && described)
         h.support[i].precision_of_one_codebase =
-            precision_of_one_codebase(codebases_by_precision, domains->precisions[i], codebases[i]);
+            precision_of_one_codebase(trained_precisions, domains->precisions[i], codebases[i]);
     }
   });
   return h;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -233,13 +234,6 @@ nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double t
           {"typical_level", typical_level}};
 }
 
-// Which codebases' runs trained each precision (Support::precision_of_one_codebase reads it).
-nlohmann::json codebases_by_precision(const AggregatorTable& t) {
-  std::map<std::string, std::set<std::string>> by;
-  for (std::size_t i = 0; i < t.precisions.size(); ++i) by[t.precisions[i]].insert(t.codebases[i]);
-  return by;
-}
-
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,
 // the data's checksums and the metrics.
 nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
@@ -247,6 +241,8 @@ nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>&
                                const nlohmann::json& training_data, const nlohmann::json& metrics) {
   std::vector<std::vector<float>> feature_rows;
   for (const auto& r : rows) feature_rows.push_back(r.features);
+  std::vector<std::size_t> every_run(t.precisions.size());
+  std::iota(every_run.begin(), every_run.end(), std::size_t{0});
   int major = 0, minor = 0, patch = 0;
   XGBoostVersion(&major, &minor, &patch);
   return {
@@ -269,7 +265,7 @@ nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>&
         {"models", std::set<std::string>(t.models.begin(), t.models.end())},
         {"gpus", std::set<std::string>(t.gpus.begin(), t.gpus.end())},
         {"max_num_gpus", t.num_gpus.empty() ? 1 : *std::max_element(t.num_gpus.begin(), t.num_gpus.end())},
-        {"precision_codebases", codebases_by_precision(t)}}},
+        {"precision_codebases", codebases_by_precision(t.precisions, t.codebases, every_run)}}},
       {"codebase_offsets", codebase_offsets_json(aggregator)},
       {"shrinkage", manifest_shrinkage(cv.shrinkage, aggregator.level)},
       {"support", SupportSpace(feature_rows, run_feature_names(false)).to_json()},

@@ -8,6 +8,7 @@
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/predict/learned/sha256.hpp"
 #include "ptp/train/trainer.hpp"
+#include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
@@ -114,6 +115,31 @@ TEST_CASE("a precision trained by one codebase is that codebase's: another codeb
   }));
   // The job of that very codebase is not extrapolating for it.
   CHECK(b.predict(job("codebase: lambda\n"), AnalyticalConstants{}).support.precision_of_one_codebase.empty());
+  // The domain follows the training runs: the fixture's FP16 runs are all Lambda's, its TF32 runs
+  // Lambda's and DLE's; without DLE's TF32 runs, TF32 is Lambda's too and a TF32 job naming no
+  // codebase extrapolates.
+  CHECK(LearnedBundle::load(trained_bundle()).precision_codebases.at("fp16") == std::set<std::string>{"lambda"});
+  CHECK(LearnedBundle::load(trained_bundle()).precision_codebases.at("tf32") == std::set<std::string>{"dle", "lambda"});
+  TrainOptions o;
+  o.data_dir = ptp::test::temp_dir() + "/data";
+  fs::copy(std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture", o.data_dir, fs::copy_options::recursive);
+  const CsvTable runs = CsvTable::read_file(o.data_dir + "/runs.csv");
+  std::string kept = csv_line(runs.header());
+  for (const auto& row : runs.rows())
+    if (!(runs.text(row, "source") == "dle" && runs.text(row, "precision") == "tf32")) kept += csv_line(row.cells);
+  std::ofstream(o.data_dir + "/runs.csv", std::ios::trunc) << kept;
+  o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+  o.out_dir = ptp::test::temp_dir() + "/without-dle-tf32";
+  o.cross_validate = false;
+  o.threads = 1;
+  train_bundle(o);
+  const auto perturbed = LearnedBundle::load(o.out_dir);
+  CHECK(perturbed.precision_codebases.at("tf32") == std::set<std::string>{"lambda"});
+  const std::string tf32 =
+      "model: resnet50\nprecision: tf32\nbatch_size: 256\ncluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n";
+  const auto tf32_job = resolve_job(parse_job_spec(YamlReader::load_string(tf32, "j")), catalogs);
+  CHECK(LearnedBundle::load(trained_bundle()).predict(tf32_job, AnalyticalConstants{}).support.precision_of_one_codebase.empty());
+  CHECK(perturbed.predict(tf32_job, AnalyticalConstants{}).support.precision_of_one_codebase == "lambda");
   CHECK(precision_of_one_codebase({{"fp4", {"megatron-bridge"}}}, "fp4", "") == "megatron-bridge");
   CHECK(precision_of_one_codebase({{"fp4", {"megatron-bridge"}}}, "fp4", "megatron-bridge").empty());
   CHECK(precision_of_one_codebase({{"fp4", {"megatron-bridge"}}}, "fp8", "").empty());

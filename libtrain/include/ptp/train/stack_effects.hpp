@@ -6,6 +6,7 @@
 // booster learned both, and a codebase's speed reached other stacks through whatever features
 // identified it (sharding, framework, model family).
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct RowDomains {
   const std::vector<std::string>& gpus;
   const std::vector<std::string>& models;
 };
+// Which codebases' runs among `rows` have each precision: the manifest's domain.precision_codebases
+// (all rows) and each fold's (its training rows), read by Support::precision_of_one_codebase.
+std::map<std::string, std::set<std::string>> codebases_by_precision(const std::vector<std::string>& precisions,
+                                                                   const std::vector<std::string>& codebases,
+                                                                   const std::vector<std::size_t>& rows);
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
                                         const BoosterParams& params, const Split& split, int workers,
