@@ -76,13 +76,6 @@ bool positive_int(const std::string& s, long& out) {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
-// The word following `tag` in `text` ("" when the tag is absent).
-std::string word_after(const std::string& text, const std::string& tag) {
-  const auto at = text.find(tag);
-  if (at == std::string::npos) return "";
-  const auto start = at + tag.size();
-  return text.substr(start, text.find(' ', start) - start);
-}
 bool contains(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
 // The job spec of one row, or a skip reason. Order of the checks = order of the reasons reported.
@@ -147,33 +140,22 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     << ", gpus_per_node: " << gpn << "}\nparallelism: {tensor: " << tp << ", pipeline: " << pp
     << ", context: " << cp << ", expert: " << ep << "}\nsequence_parallel: " << (sp ? "true" : "false")
     << "\nsharding: " << c("sharding") << "\nactivation_checkpointing: " << c("activation_checkpointing") << "\n";
-  // litgpt's FSDP runs (Lightning Fabric's FSDPStrategy) accumulate under fabric.no_backward_sync,
-  // FSDP's no_sync: the full gradients stay unsharded until the last micro-batch. lit-gpt of 2023
-  // wrapped whole Blocks with use_orig_params=True, so the frozen weights shared flat parameters
-  // with the LoRA adapters and got gradients as well (pytorch #91167; litgpt #1538 later wrapped
-  // the Linear layers instead). The 2023 tables name their global batch in the notes.
-  const bool litgpt_fsdp = e.origin == "litgpt" && c("sharding") == "fsdp" && gpus > 1;
-  if (long global = 0; litgpt_fsdp && positive_int(word_after(c("notes"), "minibatch "), global) &&
-                       contains(c("notes"), "via grad accumulation"))
-    grad_accum = std::max(1.0, static_cast<double>(global) / static_cast<double>(gpus * mb));
-  const bool no_sync_accumulation = litgpt_fsdp && grad_accum > 1;
-  const bool flat_block_params = no_sync_accumulation && contains(c("source"), "lit-gpt 8641822") && e.finetune != "full";
+  // A stack's accumulation as the dataset states it (scripts/dataset_build/memory.py: litgpt's
+  // published global batch).
+  if (long stated = 0; positive_int(c("grad_accum"), stated)) grad_accum = static_cast<double>(stated);
   if (grad_accum > 1) y << "grad_accum: " << static_cast<long>(grad_accum) << "\n";
   if (e.finetune != "full") {
     y << "finetune: {method: " << e.finetune << ", rank: " << rank;
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
     if (c("double_quant") == "true") y << ", double_quant: true";
-    // litgpt pinned bitsandbytes 0.41.1 (lit-gpt 8641822's resource tables) and 0.42.0 (litgpt
-    // 5895df10 .. 00af8b0d, the config hub tables), before bitsandbytes PR #1270 (0.43.2) stopped
-    // MatMul4Bit saving the inputs of frozen 4-bit projections.
-    if (e.finetune == "qlora" && e.origin == "litgpt") y << ", quantized_keeps_inputs: true";
+    if (c("quantized_keeps_inputs") == "true") y << ", quantized_keeps_inputs: true";
     y << "}\n";
   }
   std::vector<std::string> memory;
   if (!c("memory_convention").empty()) memory.push_back("convention: " + c("memory_convention"));
   if (!c("cross_entropy").empty()) memory.push_back("cross_entropy: " + c("cross_entropy"));
-  if (no_sync_accumulation) memory.push_back("grad_sync: step");
-  if (flat_block_params) memory.push_back("frozen_grads: true");
+  if (!c("grad_sync").empty()) memory.push_back("grad_sync: " + c("grad_sync"));
+  if (c("frozen_grads") == "true") memory.push_back("frozen_grads: true");
   if (!memory.empty()) {
     y << "memory: {";
     for (std::size_t i = 0; i < memory.size(); ++i) y << (i ? ", " : "") << memory[i];

@@ -20,7 +20,8 @@ MEMORY_COLUMNS = [
     "row_id", "origin", "source", "source_ref", "shared_ref",
     "model", "model_as_published", "model_params_b", "params_note", "hf_config_hint",
     "task", "finetune", "lora_rank", "lora_targets", "lora_targets_as_published", "quantized_base",
-    "double_quant", "precision", "precision_as_published", "memory_convention", "cross_entropy",
+    "double_quant", "quantized_keeps_inputs", "precision", "precision_as_published", "memory_convention",
+    "cross_entropy", "grad_sync", "frozen_grads", "grad_accum",
     "gpu", "gpu_as_published", "gpu_norm", "gpu_mem_capacity_gb", "num_gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp",
     "sharding", "sharding_as_published", "activation_checkpointing", "activation_checkpointing_as_published",
@@ -182,6 +183,34 @@ COMPILED_LOSS_SOURCES = (
 )
 
 
+# litgpt's own stack, read in the code that measured its tables: Lightning Fabric's FSDPStrategy
+# accumulates under fabric.no_backward_sync (FSDP no_sync: whole gradients until the last
+# micro-batch; memory.grad_sync: step); lit-gpt of 2023 (8641822) wrapped whole Blocks with
+# use_orig_params=True, so LoRA's frozen weights shared flat parameters with the adapters and got
+# gradients (memory.frozen_grads; pytorch #91167, litgpt #1538 later wrapped the Linear layers); and
+# litgpt pinned bitsandbytes 0.41.1 (2023) and 0.42.0 (the config hub tables), before its PR #1270
+# (0.43.2) stopped MatMul4Bit saving the inputs of frozen 4-bit projections
+# (finetune.quantized_keeps_inputs).
+LITGPT_FLAT_BLOCK_SOURCE = "lit-gpt 8641822"
+
+
+def litgpt_stack(rec, origin, method):
+    """(grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum) of a litgpt row, empty otherwise.
+    The 2023 tables publish their global batch in the notes ("minibatch 128 via grad accumulation")."""
+    if origin != "litgpt":
+        return "", "", "", ""
+    fsdp = sharding(rec["sharding"]) == "fsdp" and rec["num_gpus"] not in ("", "1")
+    grad_accum = ""
+    m = re.search(r"minibatch (\d+) via grad accumulation", rec["notes"])
+    if fsdp and m and rec["micro_batch"].isdigit():
+        grad_accum = str(max(1, int(m.group(1)) // (int(rec["num_gpus"]) * int(rec["micro_batch"]))))
+    no_sync = fsdp and grad_accum not in ("", "1")
+    return ("step" if no_sync else "",
+            "true" if no_sync and LITGPT_FLAT_BLOCK_SOURCE in rec["source"] and method != "full" else "",
+            "true" if method == "qlora" else "",
+            grad_accum)
+
+
 def cross_entropy(origin, source, compile_published):
     if origin in CHUNKED_CROSS_ENTROPY:
         return "chunked"
@@ -256,6 +285,7 @@ def build(shared, stats=None):
         if prec and prec not in PRECISIONS:
             raise ValueError("%s:%d: precision_ptp %r" % (path, line, prec))
         method = finetune_method(rec["task"], rec["quantized_base"])
+        grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum = litgpt_stack(rec, ORIGIN[repo], method)
         rows.append({
             "row_id": rec["row_id"],
             "origin": ORIGIN[repo],
@@ -274,10 +304,14 @@ def build(shared, stats=None):
             "lora_targets_as_published": rec["lora_targets"],
             "quantized_base": rec["quantized_base"],
             "double_quant": "true" if method == "qlora" and "double quant" in rec["quantized_base"] else "",
+            "quantized_keeps_inputs": quantized_keeps_inputs,
             "precision": prec,
             "precision_as_published": rec["precision"],
             "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
             "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"]),
+            "grad_sync": grad_sync,
+            "frozen_grads": frozen_grads,
+            "grad_accum": grad_accum,
             "gpu": gpu,
             "gpu_as_published": rec["gpu"],
             "gpu_norm": rec["gpu_norm"],
