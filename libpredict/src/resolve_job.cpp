@@ -144,7 +144,8 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
   const auto& mem = job.memory;
   // Sharded weights are FSDP's (or ZeRO-3's) own mixed precision: the FP32 shard is the master, and
   // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss
-  // and norms, what its selective recompute redoes and what its FP8 GEMMs stash do not follow from
+  // and norms, what its selective recompute redoes, what its FP8 GEMMs stash and how its experts' GEMMs
+  // run do not follow from
   // the sharding, so an implied convention keeps the policy default's.
   const MemoryConvention& implied = default_memory_convention(p);
   const bool implied_fsdp = mem.convention.empty() && shards_weights(job.sharding) && p.half_precision &&
@@ -160,6 +161,7 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
     r.state.eager_norms = implied.eager_norms;
     r.state.selective = implied.selective;
     r.state.stashes_fp8_inputs = implied.stashes_fp8_inputs;
+    r.state.gemm_per_expert = implied.gemm_per_expert;
   }
   if (job.finetune.quantized_base())
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double

@@ -10,18 +10,9 @@
 namespace ptp::train {
 
 
-namespace {
-// Column of log(composed / analytical) among the features, or none (then the composed step is the
-// analytical one).
-std::optional<std::size_t> departure_column(const std::vector<std::string>& names) {
-  const auto it = std::find(names.begin(), names.end(), "log_composed_over_analytical");
-  if (it == names.end()) return std::nullopt;
-  return static_cast<std::size_t>(it - names.begin());
-}
-}  // namespace
-
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
-                           const std::vector<std::string>& names, const BoosterParams& params) {
+                           const std::vector<std::string>& names, const BoosterParams& params,
+                           const std::vector<double>& departure) {
   StackFit fit;
   std::vector<float> target = y;
   std::vector<float> f;
@@ -38,11 +29,10 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
     if (pass == 0)
       for (std::size_t i = 0; i < y.size(); ++i) target[i] = static_cast<float>(y[i] - fit.offsets[codebases[i]]);
   }
-  const auto departure = departure_column(names);
   std::map<std::string, std::pair<double, double>> levels;  // codebase -> (sum of log(typical / analytical), runs)
   for (std::size_t i = 0; i < y.size(); ++i) {
     auto& l = levels[codebases[i]];
-    l.first += f[i] + (departure ? x.row(i)[*departure] : 0.0);
+    l.first += f[i] + (departure.empty() ? 0.0 : departure[i]);
     l.second += 1;
   }
   for (const auto& [c, l] : levels) fit.level += l.first / l.second / static_cast<double>(levels.size());
@@ -60,7 +50,7 @@ std::map<std::string, std::set<std::string>> codebases_by_precision(const std::v
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
                                         const BoosterParams& params, const Split& split, int workers,
-                                        const RowDomains* domains) {
+                                        const std::vector<double>& departure, const RowDomains* domains) {
   HeldOutCorrections h;
   h.typical.assign(y.size(), std::nan(""));
   h.offset.assign(y.size(), std::nan(""));
@@ -68,15 +58,18 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
   h.composed_over_analytical.assign(y.size(), 0.0);
   h.level.assign(y.size(), 0.0);
   h.novelty.assign(y.size(), Novelty::none);
-  if (const auto departure = departure_column(names))
-    for (std::size_t i = 0; i < y.size(); ++i) h.composed_over_analytical[i] = x.row(i)[*departure];
+  if (!departure.empty()) h.composed_over_analytical = departure;
   const bool described = SupportSpace::describes(names);
   for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
     std::vector<float> ty;
     std::vector<std::string> tc;
+    std::vector<double> td;
     std::vector<std::vector<float>> train_rows;
-    for (auto i : train) ty.push_back(y[i]), tc.push_back(codebases[i]), train_rows.push_back(x.row(i));
-    const StackFit fit = fit_stack_effects(x.select(train), ty, tc, names, params);
+    for (auto i : train) {
+      ty.push_back(y[i]), tc.push_back(codebases[i]), train_rows.push_back(x.row(i));
+      if (!departure.empty()) td.push_back(departure[i]);
+    }
+    const StackFit fit = fit_stack_effects(x.select(train), ty, tc, names, params, td);
     const SupportSpace space = described ? SupportSpace(train_rows, names) : SupportSpace();
     const auto p = fit.typical.predict(x.select(test));
     std::set<std::string> gpus, models;

@@ -23,6 +23,7 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
     measured.push_back(r.record->step_time_s);
     analytical.push_back(r.analytical);
     composed.push_back(r.composed);
+    departure.push_back(r.log_composed_over_analytical);
     keys.push_back(r.record->run_id);
     models.push_back(r.model);
     gpus.push_back(r.gpu);
@@ -249,7 +250,7 @@ void blind_ablation(const std::vector<RunRow>& rows, const AggregatorTable& t, c
                     const BoosterParams& agg, int workers, const ReportBlock& report_block, nlohmann::json& metrics) {
   const CorrectionShrinkage whole;
   for (const auto& split : {splits[1], splits[3]}) {
-    const auto h = held_out_corrections(t.blind_x, t.blind_y, t.codebases, run_feature_names(true), agg, split, workers);
+    const auto h = held_out_corrections(t.blind_x, t.blind_y, t.codebases, run_feature_names(true), agg, split, workers, {});
     std::vector<double> pb(rows.size(), std::nan(""));
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (const double c = held_out_log_correction(h, i, whole); std::isfinite(c)) pb[i] = rows[i].blind_composed * std::exp(c);
@@ -266,7 +267,7 @@ AggregatorCv cross_validate_aggregator(const TrainOptions& o, const std::vector<
   std::vector<HeldOutCorrections> held;
   const RowDomains domains{t.precisions, t.gpus, t.models};
   for (const auto& split : splits) {
-    held.push_back(held_out_corrections(t.x, t.y, t.codebases, run_feature_names(false), agg, split, workers, &domains));
+    held.push_back(held_out_corrections(t.x, t.y, t.codebases, run_feature_names(false), agg, split, workers, t.departure, &domains));
     o.log(split.name + ": held-out corrections done");
   }
   AggregatorCv cv;
@@ -296,7 +297,7 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   std::vector<std::string> stacks;
   for (const auto& r : rows) stacks.push_back(r.record->stack);
   const Split split = group_split("leave_one_stack_out", stacks, 2);
-  const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers);
+  const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.departure);
   std::vector<CalibrationEvalRow> eval_rows;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double c = held_out_log_correction(h, i, shrinkage);

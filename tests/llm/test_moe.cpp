@@ -45,6 +45,37 @@ TEST_CASE("expert parallelism splits the experts' weights, not their FLOPs", "[l
                                .memory.weights / 4);
 }
 
+TEST_CASE("Transformer Engine runs a GEMM per local expert, torchtitan one grouped kernel", "[llm][moe]") {
+  // Qwen3-30B-A3B on EP 8: 16 local experts, each seeing 8 x 4096 x 8 / 128 = 2048 rows per micro-batch.
+  auto job = [](const std::string& convention, int micro_batch) {
+    std::string y = llm_job("qwen3-30b-a3b", 8, "parallelism: {expert: 8}\nsharding: zero1\n" + convention, "fp8",
+                            "b200-sxm-180gb", 4096, 512);
+    y.replace(y.find("batch_size: 1"), 13, "batch_size: " + std::to_string(micro_batch));
+    return y;
+  };
+  const std::string grouped = "memory: {convention: fsdp}\n";
+  auto expert_up = [](const ResolvedJob& r) {
+    const auto stages = partition_stages(r.workload, make_layout(r));
+    for (const auto& op : stages[0].ops)
+      if (op.name.find("expert_up") != std::string::npos) return op;
+    FAIL("no expert_up op");
+    return Op{};
+  };
+  const auto te = resolve(job("", 1)), titan = resolve(job(grouped, 1));
+  CHECK(te.state.gemm_per_expert);
+  CHECK_FALSE(titan.state.gemm_per_expert);
+  CHECK(expert_up(te).repeats == 16);
+  CHECK(expert_up(titan).repeats == 1);
+  CHECK(expert_up(te).fwd_flops == Approx(expert_up(titan).fwd_flops));
+  // Same FLOPs; the per-expert kernels add a latency and a launch each, which matter less as each
+  // expert's GEMM grows with the micro-batch.
+  const auto slow1 = predict(job("", 1)), fast1 = predict(job(grouped, 1));
+  const auto slow8 = predict(job("", 8)), fast8 = predict(job(grouped, 8));
+  CHECK(slow1.breakdown.forward > fast1.breakdown.forward);
+  CHECK(slow1.breakdown.backward > fast1.breakdown.backward);
+  CHECK(slow1.breakdown.forward / fast1.breakdown.forward > slow8.breakdown.forward / fast8.breakdown.forward);
+}
+
 TEST_CASE("expert layouts are validated", "[llm][moe]") {
   // 128 experts: 3 does not divide them.
   CHECK_THAT(error_of(llm_job("qwen3-30b-a3b", 6, "parallelism: {expert: 3}\n")),

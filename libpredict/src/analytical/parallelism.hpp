@@ -39,6 +39,7 @@ struct Layout {
   bool sp = false;  // sequence parallel: replicated-activation ops split over TP ranks
   Sharding sharding = Sharding::none;
   Recompute recompute = Recompute::none;
+  bool gemm_per_expert = true;  // the memory convention's: one GEMM kernel per local expert
   int gpus_per_node = 1, num_gpus = 1;
   int microbatches = 1;  // per optimizer step per DP rank (grad_accum)
   // Transformer dimensions the communication volumes need (0 for other families).

@@ -29,6 +29,8 @@ Op shard_op(const Op& op, const Layout& l) {
       if (op.expert_split == ExpertSplit::k) o.k /= l.ep;
       else o.n /= l.ep;
       o.m *= l.ep * tok;
+      // One kernel per local expert (the convention's gemm_per_expert), each with its own latency.
+      if (l.gemm_per_expert) o.repeats = std::max(1.0, op.weight_groups / l.ep);
     }
   } else {
     switch (op.tp_role) {

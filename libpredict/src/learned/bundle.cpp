@@ -203,13 +203,6 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
 }
 
 namespace {
-// Where the aggregator's features hold log(composed / analytical), the learned answer's departure
-// from the analytical one that shrinkage scales.
-const std::size_t kLogComposedOverAnalytical = [] {
-  const auto& names = run_feature_names(false);
-  return static_cast<std::size_t>(std::find(names.begin(), names.end(), "log_composed_over_analytical") - names.begin());
-}();
-
 bool is_model_parallel(const JobSpec& j) {
   const auto& par = j.parallelism;
   return par.tensor > 1 || par.pipeline > 1 || par.context > 1 || par.expert > 1;
@@ -243,6 +236,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
       compose_learned(job, base, {compute.get(), communication.get()}, memo, AggregatorRow::full);
   Prediction p = std::move(composed.step);
   const std::vector<float> row = std::move(composed.aggregator_row);
+  const double log_composed_over_analytical = composed.log_composed_over_analytical;
   Support near = support.of(row);
   near.precision_of_one_codebase = precision_of_one_codebase(precision_codebases, job.policy->id, job.job.codebase);
   auto& s = p.support;
@@ -258,7 +252,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const Shrinkage& shrink = s.codebase_known ? shrinkage.known : shrinkage.unknown;
   p.aggregator_share = shrink.share(near);
   const double log_ratio =
-      shrink.log_correction(near, aggregator.predict_one(row), row[kLogComposedOverAnalytical], typical_level) +
+      shrink.log_correction(near, aggregator.predict_one(row), log_composed_over_analytical, typical_level) +
       s.codebase_offset;
   // Searches predict hundreds of thousands of jobs: messages are built only when warned.
   if (!s.codebase.empty() && !s.codebase_known) {

@@ -10,27 +10,32 @@ namespace ptp {
 namespace {
 float lg(double v) { return static_cast<float>(std::log10(std::max(v, 1e-12))); }
 
+// The step without its exposed communication: what the GPUs spend busy or launching.
+double busy_seconds(const Prediction& p) {
+  return std::max(p.iteration_s - p.breakdown.communication_exposed, 1e-9);
+}
+
 const std::vector<std::string> kFrameworks{"pytorch", "tensorflow", "mxnet", "paddle", "jax"};
 
 }  // namespace
 
 const std::vector<std::string>& run_feature_names(bool blind) {
   static const std::vector<std::string> common = {
-      "log_analytical_step", "compute_share", "comm_exposed_share", "optimizer_share", "overhead_share",
+      "log_busy_step", "compute_busy_share", "comm_exposed_share", "optimizer_busy_share", "overhead_busy_share",
       "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction",
-      "log_analytical_samples_per_gpu_s",
+      "log_busy_samples_per_gpu_s",
       "log_gpu_fp32_peak", "log_gpu_bandwidth", "log_gpu_fp32_ridge", "gpu_sm_version", "log2_num_gpus", "nodes", "gpus_per_node", "log_intra_bandwidth", "log_inter_node_bandwidth",
       "fw_pytorch", "fw_tensorflow", "fw_mxnet", "fw_paddle", "fw_jax", "xla", "log_batch", "log_seq_len",
-      "log_grad_accum", "log_samples_per_step", "ssm_scan_flop_fraction", "log_mfu_precision_peak"};
+      "log_grad_accum", "log_samples_per_step", "ssm_scan_flop_fraction", "log_busy_mfu_precision_peak"};
   // What the learned lower levels changed against the analytical composition of the same job: the
   // trees can trust or discount the learned op times per GPU, precision and model (seeds 7, 1, 2:
   // leave-one-model-out 16.20 -> 15.59 %, leave-one-GPU-out 13.14 -> 12.07 % with them).
-  static const std::vector<std::string> levels = {"log_composed_over_analytical", "compute_learned_share",
+  static const std::vector<std::string> levels = {"log_busy_composed_over_analytical", "compute_learned_share",
                                                   "log_learned_over_analytical_compute"};
   static const std::vector<std::string> precision = {
       "prec_tensor_cores", "prec_peak_over_fp32", "log_prec_peak", "log_prec_ridge", "prec_activation_bytes",
       "prec_gemm_io_bytes", "prec_loss_scaling", "prec_master_weights", "prec_weight_cast", "prec_fp8",
-      "prec_loss_scaling_share", "prec_cast_share"};
+      "prec_loss_scaling_busy_share", "prec_cast_busy_share"};
   static const std::vector<std::string> all = [] {
     auto v = common;
     v.insert(v.end(), levels.begin(), levels.end());
@@ -61,14 +66,15 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
     params += op.params;
     if (op.kind == OpKind::embedding) embedding_params += op.params;
   }
-  const double it = std::max(c.iteration_s, 1e-9);
   const auto& b = c.breakdown;
+  const double step = std::max(c.iteration_s, 1e-9);
+  const double it = busy_seconds(c);
   std::vector<float> v = {
-      lg(it), static_cast<float>((b.forward + b.backward) / it), static_cast<float>(b.communication_exposed / it),
+      lg(it), static_cast<float>((b.forward + b.backward) / it), static_cast<float>(b.communication_exposed / step),
       static_cast<float>(b.optimizer / it), static_cast<float>(b.framework_overhead / it),
       static_cast<float>(gemm / std::max(flops, 1.0)), static_cast<float>(attention / std::max(flops, 1.0)),
       static_cast<float>(conv / std::max(flops, 1.0)), static_cast<float>(embedding_params / std::max(params, 1.0)),
-      lg(c.samples_per_second / std::max(1, j.cluster.num_gpus)), lg(g.peak_flops("fp32")),
+      lg(job.samples_per_step / it / std::max(1, j.cluster.num_gpus)), lg(g.peak_flops("fp32")),
       lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()),
       static_cast<float>(g.sm_version()),
       static_cast<float>(std::log2(std::max(1, j.cluster.num_gpus))), static_cast<float>(job.nodes),
@@ -85,10 +91,10 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   // peak, the less a real stack reaches it; no other feature states it without the trees having to
   // combine FLOPs, peak and step time (six seeds: leave-one-model-out 15.96 -> 15.80 %, 5-fold
   // 7.29 -> 7.21, leave-one-GPU-out 13.33 -> 13.29, leave-one-scale-out 16.51 -> 16.27).
-  v.push_back(lg(std::max(c.mfu_precision_peak, 1e-4)));
+  v.push_back(lg(std::max(c.mfu_precision_peak * step / it, 1e-4)));
   {
     const auto& ab = an.breakdown;
-    v.push_back(static_cast<float>(std::log(it / std::max(an.iteration_s, 1e-9))));
+    v.push_back(static_cast<float>(std::log(it / busy_seconds(an))));
     v.push_back(static_cast<float>(c.compute_learned_share));
     v.push_back(static_cast<float>(std::log(std::max(b.forward + b.backward, 1e-12) / std::max(ab.forward + ab.backward, 1e-12))));
   }
@@ -110,12 +116,18 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   return v;
 }
 
-std::vector<float> aggregator_features(const ResolvedJob& job, const Prediction& composed, const AnalyticalConstants& composing,
-                                       const AnalyticalConstants& analytical, bool blind) {
-  if (job.job.sharding == Sharding::none) return run_features(job, composed, blind, predict_step_time(job, analytical));
+AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction& composed,
+                                        const AnalyticalConstants& composing, const AnalyticalConstants& analytical,
+                                        bool blind) {
+  auto values = [&](const ResolvedJob& j, const Prediction& c) {
+    const Prediction an = predict_step_time(j, analytical);
+    return AggregatorRowValues{run_features(j, c, blind, an),
+                               std::log(std::max(c.iteration_s, 1e-9) / std::max(an.iteration_s, 1e-9))};
+  };
+  if (job.job.sharding == Sharding::none) return values(job, composed);
   ResolvedJob unsharded = job;
   unsharded.job.sharding = Sharding::none;
-  return run_features(unsharded, predict_step_time(unsharded, composing), blind, predict_step_time(unsharded, analytical));
+  return values(unsharded, predict_step_time(unsharded, composing));
 }
 
 const std::vector<std::string>& op_feature_names() {

@@ -208,8 +208,13 @@ LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConst
   out.step = predict_analytical(job, k);
   switch (row) {
     case AggregatorRow::none: break;
-    case AggregatorRow::full: out.aggregator_row = aggregator_features(job, out.step, k, base, false); break;
-    case AggregatorRow::blind: out.aggregator_row = aggregator_features(job, out.step, k, base, true); break;
+    case AggregatorRow::full:
+    case AggregatorRow::blind: {
+      auto values = aggregator_features(job, out.step, k, base, row == AggregatorRow::blind);
+      out.aggregator_row = std::move(values.features);
+      out.log_composed_over_analytical = values.log_composed_over_analytical;
+      break;
+    }
   }
   return out;
 }

@@ -9,9 +9,9 @@ namespace ptp {
 
 const std::vector<std::string>& SupportSpace::feature_names() {
   static const std::vector<std::string> names = {
-      "log2_num_gpus",     "log_prec_peak",           "log_gpu_bandwidth",       "log_analytical_step",
+      "log2_num_gpus",     "log_prec_peak",           "log_gpu_bandwidth",       "log_busy_step",
       "gemm_flop_fraction", "attention_flop_fraction", "conv_flop_fraction", "embedding_param_fraction",
-      "log_analytical_samples_per_gpu_s", "compute_share", "optimizer_share"};
+      "log_busy_samples_per_gpu_s", "compute_busy_share", "optimizer_busy_share"};
   return names;
 }
 

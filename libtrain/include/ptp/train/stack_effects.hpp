@@ -31,12 +31,16 @@ struct StackFit {
   double level = 0;
 };
 // Backfitting: f on y, offsets from its residuals, f again on y minus the offsets.
+// `departure`: each run's log(composed / analytical), where shrinkage starts from
+// (AggregatorRowValues::log_composed_over_analytical); empty: 0.
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
-                           const std::vector<std::string>& names, const BoosterParams& params);
+                           const std::vector<std::string>& names, const BoosterParams& params,
+                           const std::vector<double>& departure);
 
 // Held-out answers of one split: per row, f from a fit without the row's fold, the offset of its
 // codebase when the fold trained on it (NaN otherwise), its support against the fold's rows, and its
-// log(composed / analytical) feature (what shrinkage scales besides f).
+// log(composed / analytical) of the whole step (what shrinkage scales besides f; the aggregator's
+// own feature of it leaves out exposed communication).
 struct HeldOutCorrections {
   std::vector<double> typical, offset, composed_over_analytical;
   std::vector<double> level;  // StackFit::level of the row's fold
@@ -57,7 +61,7 @@ std::map<std::string, std::set<std::string>> codebases_by_precision(const std::v
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
                                         const BoosterParams& params, const Split& split, int workers,
-                                        const RowDomains* domains = nullptr);
+                                        const std::vector<double>& departure, const RowDomains* domains = nullptr);
 
 // The log correction (against the composed step) a held-out row gets: Shrinkage::log_correction of f,
 // plus its codebase's offset when its fold trained on the codebase (the `known` shrinkage then, else

@@ -62,6 +62,12 @@ struct MemoryConvention {
   // Under an FP8 policy the GEMMs stash their FP8 input casts for backward (Transformer Engine);
   // false where they stash the 16-bit inputs and re-cast them in backward (torchao float8).
   bool stashes_fp8_inputs;
+  // A routed MLP's grouped GEMMs run as one kernel per local expert: Transformer Engine's
+  // GroupedLinear issues one cuBLAS GEMM per expert (transformer_engine/pytorch/cpp_extensions/gemm.py
+  // general_grouped_gemm), HF and DeepSpeed loop over experts in Python. False where one grouped
+  // kernel runs them all (torchtitan's torch._grouped_mm). Small experts then pay a kernel's latency
+  // and launch each.
+  bool gemm_per_expert;
 };
 
 const std::vector<MemoryConvention>& memory_convention_table();
@@ -93,6 +99,7 @@ struct TrainingStateBytes {
   bool eager_norms = false;
   SelectiveRecompute selective = SelectiveRecompute::core_attention;
   bool stashes_fp8_inputs = true;
+  bool gemm_per_expert = true;
 };
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});

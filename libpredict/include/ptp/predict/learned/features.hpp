@@ -21,15 +21,25 @@ namespace ptp {
 const std::vector<std::string>& run_feature_names(bool blind);
 // `analytical` is the same job composed by the analytical model alone (no learned levels): the
 // aggregator sees what the learned levels changed (for an analytical `composed`, pass it twice).
+// Every feature read off the composed step is measured over its busy part, the step without its
+// exposed communication, so a faster fabric reaches the trees only through the features constrained
+// to never ask for a larger correction with it (the bandwidths, comm_exposed_share).
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind,
                                 const Prediction& analytical);
+// A job's aggregator row, and where shrinkage toward the analytical answer starts from:
+// log(composed / analytical) of the whole step (exposed communication included).
+struct AggregatorRowValues {
+  std::vector<float> features;
+  double log_composed_over_analytical = 0;
+};
 // The aggregator's row of a job as ptp-predict and ptp-train build it: composed with `composing`
 // (the learned lower levels) and `analytical`, as if unsharded. ZeRO/FSDP shard optimizer state,
 // gradients and parameters, never the math, so nothing sharding moves reaches the correction
 // (before, the trees learned that sharded jobs come from faster codebases). `composed` is the job's
 // own composition, reused when it is not sharded.
-std::vector<float> aggregator_features(const ResolvedJob& job, const Prediction& composed, const AnalyticalConstants& composing,
-                                       const AnalyticalConstants& analytical, bool blind);
+AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction& composed,
+                                        const AnalyticalConstants& composing, const AnalyticalConstants& analytical,
+                                        bool blind);
 
 // Compute model: one kernel.
 struct OpShape {
