@@ -165,6 +165,18 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
                                               : pooled[std::string(band).rfind("known", 0) == 0 ? "known_codebase" : "unknown_codebase"];
     interval[band] = {{"log_q_low", quantile(r, 0.1)}, {"log_q_high", quantile(r, 0.9)}, {"rows", r.size()}};
   }
+  // Far from the training runs the band is never narrower than near them: an extrapolating job's band
+  // spans at least every nearest-run bucket's of its group, on each side (the held-out quantiles alone
+  // can come out narrower, a property of one training run, not of the data's reach).
+  for (const std::string group : {"known_codebase.", "unknown_codebase."}) {
+    auto& far = interval[group + "extrapolating"];
+    for (const char* band : kBandNames) {
+      const std::string name = band;
+      if (name.rfind(group + "nearest_", 0) != 0) continue;
+      far["log_q_low"] = std::min(far["log_q_low"].get<double>(), interval[name]["log_q_low"].get<double>());
+      far["log_q_high"] = std::max(far["log_q_high"].get<double>(), interval[name]["log_q_high"].get<double>());
+    }
+  }
   interval["scale_by_kind"] = fit_band_scales(residuals, t, interval);
   return interval;
 }

@@ -102,6 +102,25 @@ def is_bert_phase2(r):
             and str(r["seq_len"]) == "512")
 
 
+AUTOMODEL = "NVIDIA-NeMo/Automodel@36044ad3d139363fb6c73c24af2e7c6b65ec52f6"
+# NeMo AutoModel's performance summary prints EP "-" for its GPT-OSS rows; the benchmark config it
+# links for each row sets the expert-parallel size (its `distributed.ep_size`). Row label -> (ep, config).
+AUTOMODEL_EP = {
+    "GPT-OSS 120B": (64, "examples/llm_benchmark/gpt_oss/gptoss_120b_te_deepep.yaml"),
+    "GPT-OSS 20B": (8, "examples/llm_benchmark/gpt_oss/gptoss_20b_te_deepep.yaml"),
+}
+AUTOMODEL_EP_NOTE = ("ep %d derived: the performance summary prints EP \"-\" for this row; the benchmark config it links, "
+                     "%s:%s, sets ep_size: %d (its local_batch_size differs from the table's LBS; the table's is used)")
+
+
+def automodel_ep(r):
+    ep, config = AUTOMODEL_EP.get(r["model_as_published"], (0, ""))
+    if not ep or r["ep"] not in ("", None):
+        return
+    r["ep"] = ep
+    _append(r, AUTOMODEL_EP_NOTE % (ep, AUTOMODEL, config, ep))
+
+
 def describe_runs(runs):
     """Fill nccl_p2p / computed_seq_len (empty = unknown / not different from seq_len) in place.
 
@@ -117,6 +136,8 @@ def describe_runs(runs):
                 _append(r, "nccl_p2p %s: %s" % (value or "unknown", why) if value else why)
             if r["model"] in ("bert-base", "bert-large") and "SQuAD" in r["task"]:
                 lambda_squad_seq(r)
+        elif r["framework"].startswith("NeMo AutoModel"):
+            automodel_ep(r)
         elif is_bert_phase2(r):
             if r["framework"] in ("PyTorch", "PaddlePaddle"):
                 r["computed_seq_len"] = PHASE2_COMPUTED

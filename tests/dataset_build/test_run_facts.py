@@ -63,3 +63,28 @@ class RunFacts(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AutoModelExpertParallel(unittest.TestCase):
+    """Synthetic rows (not measurements): only the fields automodel_ep reads and writes."""
+
+    def row(self, label, ep=""):
+        return {"model_as_published": label, "ep": ep, "notes": ""}
+
+    def test_ep_from_the_linked_benchmark_config(self):
+        r = self.row("GPT-OSS 120B")
+        run_facts.automodel_ep(r)
+        self.assertEqual(r["ep"], 64)
+        self.assertIn("gptoss_120b_te_deepep.yaml", r["notes"])
+        self.assertIn(run_facts.AUTOMODEL, r["notes"])
+        r = self.row("GPT-OSS 20B")
+        run_facts.automodel_ep(r)
+        self.assertEqual(r["ep"], 8)
+
+    def test_published_ep_and_other_models_are_left_alone(self):
+        r = self.row("GPT-OSS 120B", ep="8")
+        run_facts.automodel_ep(r)
+        self.assertEqual((r["ep"], r["notes"]), ("8", ""))
+        r = self.row("Qwen3 MoE 30B")
+        run_facts.automodel_ep(r)
+        self.assertEqual((r["ep"], r["notes"]), ("", ""))
