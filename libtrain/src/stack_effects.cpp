@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <set>
 
 namespace ptp::train {
@@ -32,7 +31,7 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
   std::map<std::string, std::pair<double, double>> levels;  // codebase -> (sum of log(typical / analytical), runs)
   for (std::size_t i = 0; i < y.size(); ++i) {
     auto& l = levels[codebases[i]];
-    l.first += f[i] + (departure.empty() ? 0.0 : departure[i]);
+    l.first += f[i] + departure[i];
     l.second += 1;
   }
   for (const auto& [c, l] : levels) fit.level += l.first / l.second / static_cast<double>(levels.size());
@@ -55,20 +54,17 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
   h.typical.assign(y.size(), std::nan(""));
   h.offset.assign(y.size(), std::nan(""));
   h.support.assign(y.size(), Support{});
-  h.composed_over_analytical.assign(y.size(), 0.0);
   h.level.assign(y.size(), 0.0);
   h.novelty.assign(y.size(), Novelty::none);
-  if (!departure.empty()) h.composed_over_analytical = departure;
+  h.composed_over_analytical = departure;
   const bool described = SupportSpace::describes(names);
   for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
     std::vector<float> ty;
     std::vector<std::string> tc;
     std::vector<double> td;
     std::vector<std::vector<float>> train_rows;
-    for (auto i : train) {
-      ty.push_back(y[i]), tc.push_back(codebases[i]), train_rows.push_back(x.row(i));
-      if (!departure.empty()) td.push_back(departure[i]);
-    }
+    for (auto i : train)
+      ty.push_back(y[i]), tc.push_back(codebases[i]), td.push_back(departure[i]), train_rows.push_back(x.row(i));
     const StackFit fit = fit_stack_effects(x.select(train), ty, tc, names, params, td);
     const SupportSpace space = described ? SupportSpace(train_rows, names) : SupportSpace();
     const auto p = fit.typical.predict(x.select(test));

@@ -24,6 +24,7 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
     analytical.push_back(r.analytical);
     composed.push_back(r.composed);
     departure.push_back(r.log_composed_over_analytical);
+    blind_departure.push_back(r.blind_log_composed_over_analytical);
     keys.push_back(r.record->run_id);
     models.push_back(r.model);
     gpus.push_back(r.gpu);
@@ -262,7 +263,8 @@ void blind_ablation(const std::vector<RunRow>& rows, const AggregatorTable& t, c
                     const BoosterParams& agg, int workers, const ReportBlock& report_block, nlohmann::json& metrics) {
   const CorrectionShrinkage whole;
   for (const auto& split : {splits[1], splits[3]}) {
-    const auto h = held_out_corrections(t.blind_x, t.blind_y, t.codebases, run_feature_names(true), agg, split, workers, {});
+    const auto h = held_out_corrections(t.blind_x, t.blind_y, t.codebases, run_feature_names(true), agg, split, workers,
+                                        t.blind_departure);
     std::vector<double> pb(rows.size(), std::nan(""));
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (const double c = held_out_log_correction(h, i, whole); std::isfinite(c)) pb[i] = rows[i].blind_composed * std::exp(c);

@@ -141,6 +141,7 @@ void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, in
       row.features = std::move(composed.aggregator_row);
       row.log_composed_over_analytical = composed.log_composed_over_analytical;
       row.blind_features = std::move(blind.aggregator_row);
+      row.blind_log_composed_over_analytical = blind.log_composed_over_analytical;
     }
   };
   std::vector<std::thread> threads;
@@ -333,7 +334,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   // Final boosters on all rows.
   if (o.on_training_rows) o.on_training_rows("aggregator", o.blind ? table.blind_x : table.x);
   const StackFit final_aggregator =
-      o.blind ? fit_stack_effects(table.blind_x, table.blind_y, table.codebases, run_feature_names(true), agg, {})
+      o.blind ? fit_stack_effects(table.blind_x, table.blind_y, table.codebases, run_feature_names(true), agg, table.blind_departure)
               : fit_stack_effects(table.x, table.y, table.codebases, run_feature_names(false), agg, table.departure);
   metrics["codebase_offsets"] = codebase_offsets_json(final_aggregator);
   if (metrics.contains("shrinkage")) metrics["shrinkage"]["typical_level"] = final_aggregator.level;

@@ -68,13 +68,13 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   }
   const auto& b = c.breakdown;
   const double step = std::max(c.iteration_s, 1e-9);
-  const double it = busy_seconds(c);
+  const double busy = busy_seconds(c);
   std::vector<float> v = {
-      lg(it), static_cast<float>((b.forward + b.backward) / it), static_cast<float>(b.communication_exposed / step),
-      static_cast<float>(b.optimizer / it), static_cast<float>(b.framework_overhead / it),
+      lg(busy), static_cast<float>((b.forward + b.backward) / busy), static_cast<float>(b.communication_exposed / step),
+      static_cast<float>(b.optimizer / busy), static_cast<float>(b.framework_overhead / busy),
       static_cast<float>(gemm / std::max(flops, 1.0)), static_cast<float>(attention / std::max(flops, 1.0)),
       static_cast<float>(conv / std::max(flops, 1.0)), static_cast<float>(embedding_params / std::max(params, 1.0)),
-      lg(job.samples_per_step / it / std::max(1, j.cluster.num_gpus)), lg(g.peak_flops("fp32")),
+      lg(job.samples_per_step / busy / std::max(1, j.cluster.num_gpus)), lg(g.peak_flops("fp32")),
       lg(g.bandwidth_bytes_per_s()), lg(g.peak_flops("fp32") / g.bandwidth_bytes_per_s()),
       static_cast<float>(g.sm_version()),
       static_cast<float>(std::log2(std::max(1, j.cluster.num_gpus))), static_cast<float>(job.nodes),
@@ -87,14 +87,14 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
   v.push_back(lg(j.grad_accum));
   v.push_back(lg(job.samples_per_step));
   v.push_back(static_cast<float>(scan / std::max(flops, 1.0)));
-  // The composed step's MFU against the policy's own GEMM peak: the closer a forecast comes to the
+  // The busy step's MFU against the policy's own GEMM peak: the closer a forecast comes to the
   // peak, the less a real stack reaches it; no other feature states it without the trees having to
   // combine FLOPs, peak and step time (six seeds: leave-one-model-out 15.96 -> 15.80 %, 5-fold
   // 7.29 -> 7.21, leave-one-GPU-out 13.33 -> 13.29, leave-one-scale-out 16.51 -> 16.27).
-  v.push_back(lg(std::max(c.mfu_precision_peak * step / it, 1e-4)));
+  v.push_back(lg(std::max(c.mfu_precision_peak * step / busy, 1e-4)));
   {
     const auto& ab = an.breakdown;
-    v.push_back(static_cast<float>(std::log(it / busy_seconds(an))));
+    v.push_back(static_cast<float>(std::log(busy / busy_seconds(an))));
     v.push_back(static_cast<float>(c.compute_learned_share));
     v.push_back(static_cast<float>(std::log(std::max(b.forward + b.backward, 1e-12) / std::max(ab.forward + ab.backward, 1e-12))));
   }
@@ -110,8 +110,8 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
     v.push_back(job.state.master > 0 ? 1.f : 0.f);
     v.push_back(p.weight_cast_each_step ? 1.f : 0.f);
     v.push_back(p.fp8_scaling ? 1.f : 0.f);
-    v.push_back(static_cast<float>(b.loss_scaling / it));
-    v.push_back(static_cast<float>(b.precision_casts / it));
+    v.push_back(static_cast<float>(b.loss_scaling / busy));
+    v.push_back(static_cast<float>(b.precision_casts / busy));
   }
   return v;
 }

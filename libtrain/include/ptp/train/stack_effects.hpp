@@ -32,7 +32,7 @@ struct StackFit {
 };
 // Backfitting: f on y, offsets from its residuals, f again on y minus the offsets.
 // `departure`: each run's log(composed / analytical), where shrinkage starts from
-// (AggregatorRowValues::log_composed_over_analytical); empty: 0.
+// (AggregatorRowValues::log_composed_over_analytical).
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
                            const std::vector<std::string>& names, const BoosterParams& params,
                            const std::vector<double>& departure);
