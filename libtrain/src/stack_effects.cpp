@@ -101,9 +101,10 @@ double log_correction_under(const HeldOutCorrections& h, std::size_t i, const Sh
 }
 }  // namespace
 
-double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s) {
+double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
+                               const std::string& kind) {
   if (!std::isfinite(h.typical[i])) return std::nan("");
-  return log_correction_under(h, i, std::isfinite(h.offset[i]) ? s.known : s.unknown);
+  return log_correction_under(h, i, std::isfinite(h.offset[i]) ? s.known : s.of_unknown(kind));
 }
 
 namespace {
@@ -151,6 +152,21 @@ Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, co
           if (score < best_score - 1e-12) best_score = score, best = s;
         }
   return best;
+}
+
+void fit_unknown_shrinkage(const HeldOutCorrections& loco, const ShrinkageFitRows& rows,
+                           const std::vector<std::string>& kinds, const std::vector<char>& fitted_on,
+                           CorrectionShrinkage& out) {
+  out.unknown = fit_shrinkage({&loco}, rows, false, fitted_on);
+  out.unknown_by_kind.clear();
+  std::map<std::string, std::set<std::string>> codebases_of_kind;
+  for (std::size_t i = 0; i < kinds.size(); ++i) codebases_of_kind[kinds[i]].insert(rows.codebases[i]);
+  for (const auto& [kind, codebases] : codebases_of_kind) {
+    if (codebases.size() < kMinKindCodebases) continue;
+    std::vector<char> of_kind(kinds.size());
+    for (std::size_t i = 0; i < of_kind.size(); ++i) of_kind[i] = kinds[i] == kind && (fitted_on.empty() || fitted_on[i]);
+    out.unknown_by_kind[kind] = fit_shrinkage({&loco}, rows, false, of_kind);
+  }
 }
 
 }  // namespace ptp::train

@@ -69,10 +69,13 @@ CorrectionShrinkage fit_split_shrinkage(const std::vector<HeldOutCorrections>& h
   const ShrinkageFitRows fit_rows{t.composed, t.analytical, t.measured, t.codebases};
   CorrectionShrinkage shrinkage;
   shrinkage.known = fit_shrinkage({&held[1], &held[2], &held[3], &held[4], &held[5]}, fit_rows, true);
-  shrinkage.unknown = fit_shrinkage({&held[0]}, fit_rows, false);
+  fit_unknown_shrinkage(held[0], fit_rows, t.kinds, {}, shrinkage);
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = shrinkage_json(s);
   metrics["shrinkage"] = {{"known_codebase", shrinkage_json(shrinkage.known)},
                           {"known_codebase_fitted_on", {"leave_one_precision_out", "scale_extrapolation", "kfold", "leave_one_model_out", "leave_one_gpu_out"}},
                           {"unknown_codebase", shrinkage_json(shrinkage.unknown)},
+                          {"unknown_codebase_by_kind", by_kind},
                           {"unknown_codebase_fitted_on", {"leave_one_codebase_out"}}};
   return shrinkage;
 }
@@ -90,11 +93,11 @@ void nested_codebase_figures(const HeldOutCorrections& loco, const AggregatorTab
     std::vector<char> others(t.codebases.size());
     for (std::size_t i = 0; i < others.size(); ++i) others[i] = t.codebases[i] != held_out;
     CorrectionShrinkage without = shrinkage;
-    without.unknown = fit_shrinkage({&loco}, fit_rows, false, others);
+    fit_unknown_shrinkage(loco, fit_rows, t.kinds, others, without);
     std::vector<double> measured, predicted;
     for (std::size_t i = 0; i < others.size(); ++i) {
       if (others[i]) continue;
-      const double c = held_out_log_correction(loco, i, without);
+      const double c = held_out_log_correction(loco, i, without, t.kinds[i]);
       if (!std::isfinite(c)) continue;
       measured.push_back(t.measured[i]);
       predicted.push_back(t.composed[i] * std::exp(c));
@@ -151,7 +154,7 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
   std::vector<HeldOutResidual> residuals;
   for (const auto& h : held)
     for (std::size_t i = 0; i < t.measured.size(); ++i) {
-      const double c = held_out_log_correction(h, i, shrinkage);
+      const double c = held_out_log_correction(h, i, shrinkage, t.kinds[i]);
       if (!std::isfinite(c)) continue;
       const double r = std::log(t.measured[i] / (t.composed[i] * std::exp(c)));
       const bool known = std::isfinite(h.offset[i]);
@@ -230,10 +233,10 @@ std::vector<double> judge_split(const TrainOptions& o, const std::vector<RunRow>
   std::map<std::string, std::pair<int, int>> by_kind;  // inside, total
   const std::map<std::string, double> scales = band_scales(interval);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double c = held_out_log_correction(h, i, shrinkage);
+    const double c = held_out_log_correction(h, i, shrinkage, t.kinds[i]);
     if (!std::isfinite(c)) continue;
     full[i] = t.composed[i] * std::exp(c);
-    typical[i] = t.composed[i] * std::exp(shrinkage.unknown.log_correction(h.support[i], h.typical[i],
+    typical[i] = t.composed[i] * std::exp(shrinkage.of_unknown(t.kinds[i]).log_correction(h.support[i], h.typical[i],
                                                                            h.composed_over_analytical[i], h.level[i]));
     // Coverage of the band the row would get.
     const auto& q = interval[band_name(std::isfinite(h.offset[i]), h.novelty[i], h.support[i])];
@@ -267,7 +270,7 @@ void blind_ablation(const std::vector<RunRow>& rows, const AggregatorTable& t, c
                                         t.blind_departure);
     std::vector<double> pb(rows.size(), std::nan(""));
     for (std::size_t i = 0; i < rows.size(); ++i)
-      if (const double c = held_out_log_correction(h, i, whole); std::isfinite(c)) pb[i] = rows[i].blind_composed * std::exp(c);
+      if (const double c = held_out_log_correction(h, i, whole, t.kinds[i]); std::isfinite(c)) pb[i] = rows[i].blind_composed * std::exp(c);
     metrics["cv"][split.name]["blind"] = report_block(pb);
   }
 }
@@ -314,7 +317,7 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.departure);
   std::vector<CalibrationEvalRow> eval_rows;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double c = held_out_log_correction(h, i, shrinkage);
+    const double c = held_out_log_correction(h, i, shrinkage, t.kinds[i]);
     if (!std::isfinite(c)) continue;
     StepParts parts = rows[i].composed_parts;
     parts.scale(std::exp(c));

@@ -232,8 +232,10 @@ nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double t
     return nlohmann::json{{"max_share", s.max_share}, {"half_support_runs", s.half_support_runs},
                           {"extrapolating_share", s.extrapolating_share}, {"level_kept", s.level_kept}};
   };
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = one(s);
   return {{"known_codebase", one(shrinkage.known)}, {"unknown_codebase", one(shrinkage.unknown)},
-          {"typical_level", typical_level}};
+          {"unknown_codebase_by_kind", by_kind}, {"typical_level", typical_level}};
 }
 
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,

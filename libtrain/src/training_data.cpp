@@ -290,12 +290,14 @@ Table<RunRecord> load_runs(const std::string& path) {
     // The model as read (an LLM row may name it only in its notes): two models are two stacks.
     r.stack = stack_key(r.source, optional_text("source_ref"), optional_text("framework"), optional_text("notes"),
                         j.model, r.task);
-    // LoRA fine-tuning rows: the tables name the method but not the adapters. Assumed from each
-    // framework's LoRA default: NeMo and Megatron-Bridge recipes rank 32, NeMo AutoModel rank 8,
-    // both on every linear projection of attention and MLP (the spec's default targets).
+    // LoRA fine-tuning rows: the tables name the method but not the adapters. NeMo and
+    // Megatron-Bridge recipes: rank 32 (their LoRA default); NeMo AutoModel: rank 16, what every
+    // LoRA benchmark config its performance summary links sets (peft.dim, target_modules '*_proj';
+    // examples/llm_benchmark/*peft_benchmark*.yaml at NVIDIA-NeMo/Automodel@36044ad3d). Both on
+    // every linear projection of attention and MLP (the spec's default targets).
     if (r.task == "finetune_lora") {
       j.finetune.method = "lora";
-      j.finetune.rank = to_lower(csv.text(row, "framework")).find("automodel") != std::string::npos ? 8 : 32;
+      j.finetune.rank = to_lower(csv.text(row, "framework")).find("automodel") != std::string::npos ? 16 : 32;
       j.finetune.targets = {"attention", "mlp"};
     }
     // Optimizers the sources' training scripts use (DLE ConvNets: SGD momentum; BERT: LAMB).

@@ -121,6 +121,34 @@ def automodel_ep(r):
     _append(r, AUTOMODEL_EP_NOTE % (ep, AUTOMODEL, config, ep))
 
 
+# The performance summary has no recompute column; the benchmark config it links for each row sets
+# `distributed.activation_checkpointing` (default False, components/distributed/config.py). True wraps
+# every block (or its attention, MLP and norms) in a checkpoint, so the backward redoes the whole forward:
+# ptp's `full`. Row label, task, GPUs -> (activation_checkpointing, config); rows whose config does not
+# set it keep an empty cell (not stated).
+AUTOMODEL_RECOMPUTE = {
+    ("Llama 3 70B", "pretrain", "64"): ("full", "examples/llm_benchmark/llama3_3/custom_llama3_1_70b_pretrain_benchmark_8nodes.yaml"),
+    ("Llama 3 70B", "finetune_lora", "8"): ("full", "examples/llm_benchmark/llama3_3/custom_llama3_3_70b_instruct_peft_benchmark.yaml"),
+    ("Llama 3 70B", "finetune_lora", "16"): ("full", "examples/llm_benchmark/llama3_3/custom_llama3_3_70b_instruct_peft_benchmark_2nodes.yaml"),
+    ("Qwen2.5 32B", "finetune_lora", "8"): ("full", "examples/llm_benchmark/qwen/custom_qwen2_5_32b_peft_benchmark.yaml"),
+    ("Qwen2.5 32B", "finetune_lora", "16"): ("full", "examples/llm_benchmark/qwen/custom_qwen2_5_32b_peft_benchmark_2nodes.yaml"),
+    ("Nemotron V3 Nano 30B (26.02)", "pretrain", "8"): ("full", "examples/llm_benchmark/nemotron/nemotron_nano_v3_te_deepep.yaml"),
+    ("Nemotron V3 Super 120B (26.02)", "pretrain", "64"): ("full", "examples/llm_benchmark/nemotron/nemotron_super_v3_te_deepep.yaml"),
+    ("Qwen3 MoE 30B", "pretrain", "8"): ("full", "examples/llm_benchmark/qwen/qwen3_moe_30b_te_deepep.yaml"),
+    ("GPT-OSS 120B", "pretrain", "64"): ("none", "examples/llm_benchmark/gpt_oss/gptoss_120b_te_deepep.yaml"),
+}
+AUTOMODEL_RECOMPUTE_NOTE = ("activation_checkpointing %s derived: the performance summary has no recompute column; "
+                            "the benchmark config it links, %s:%s, sets distributed.activation_checkpointing: %s")
+
+
+def automodel_recompute(r):
+    value, config = AUTOMODEL_RECOMPUTE.get((r["model_as_published"], r["task"], str(r["num_gpus"])), ("", ""))
+    if not value or r["activation_checkpointing"] not in ("", None):
+        return
+    r["activation_checkpointing"] = value
+    _append(r, AUTOMODEL_RECOMPUTE_NOTE % (value, AUTOMODEL, config, "true" if value == "full" else "false"))
+
+
 def describe_runs(runs):
     """Fill nccl_p2p / computed_seq_len (empty = unknown / not different from seq_len) in place.
 
@@ -138,6 +166,7 @@ def describe_runs(runs):
                 lambda_squad_seq(r)
         elif r["framework"].startswith("NeMo AutoModel"):
             automodel_ep(r)
+            automodel_recompute(r)
         elif is_bert_phase2(r):
             if r["framework"] in ("PyTorch", "PaddlePaddle"):
                 r["computed_seq_len"] = PHASE2_COMPUTED

@@ -61,9 +61,6 @@ class RunFacts(unittest.TestCase):
         self.assertEqual(phase1["computed_seq_len"], "")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class AutoModelExpertParallel(unittest.TestCase):
     """Synthetic rows (not measurements): only the fields automodel_ep reads and writes."""
@@ -88,3 +85,33 @@ class AutoModelExpertParallel(unittest.TestCase):
         r = self.row("Qwen3 MoE 30B")
         run_facts.automodel_ep(r)
         self.assertEqual((r["ep"], r["notes"]), ("", ""))
+
+
+class AutoModelRecompute(unittest.TestCase):
+    """Synthetic rows (not measurements): only the fields automodel_recompute reads and writes."""
+
+    def row(self, label, task, gpus, ac=""):
+        return {"model_as_published": label, "task": task, "num_gpus": gpus, "activation_checkpointing": ac,
+                "notes": ""}
+
+    def test_recompute_from_the_linked_benchmark_config(self):
+        r = self.row("Llama 3 70B", "finetune_lora", 16)
+        run_facts.automodel_recompute(r)
+        self.assertEqual(r["activation_checkpointing"], "full")
+        self.assertIn("custom_llama3_3_70b_instruct_peft_benchmark_2nodes.yaml", r["notes"])
+        self.assertIn(run_facts.AUTOMODEL, r["notes"])
+        r = self.row("GPT-OSS 120B", "pretrain", "64")
+        run_facts.automodel_recompute(r)
+        self.assertEqual(r["activation_checkpointing"], "none")
+
+    def test_unset_configs_and_published_values_are_left_alone(self):
+        r = self.row("Llama 3 8B", "finetune_lora", "1")
+        run_facts.automodel_recompute(r)
+        self.assertEqual((r["activation_checkpointing"], r["notes"]), ("", ""))
+        r = self.row("Qwen3 MoE 30B", "pretrain", "8", ac="selective")
+        run_facts.automodel_recompute(r)
+        self.assertEqual((r["activation_checkpointing"], r["notes"]), ("selective", ""))
+
+
+if __name__ == "__main__":
+    unittest.main()

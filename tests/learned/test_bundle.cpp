@@ -290,6 +290,29 @@ TEST_CASE("the learned correction a job gets is the bundle's fitted share of its
   CHECK(far.iteration_high_s / far.iteration_s == Approx(std::exp(wide.log_q_high)));
 }
 
+TEST_CASE("an unknown codebase's share is its workload kind's where the bundle fitted one", "[bundle][support]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  const auto resnet = fixture_job(
+      "model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n");
+  const auto bert = fixture_job("model: bert-large\nprecision: amp_fp16\nbatch_size: 32\nseq_len: 512\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n");
+  REQUIRE(resnet.model->workload_kind == "resnet");
+  REQUIRE(bert.model->workload_kind != "resnet");
+  b.shrinkage.unknown_by_kind.clear();
+  b.shrinkage.unknown = {1, 0, 1};
+  const double bert_pooled = b.predict(bert, AnalyticalConstants{}).iteration_s;
+  // ResNets' own shrinkage at share 0: the analytical answer, whatever the pooled one says.
+  b.shrinkage.unknown_by_kind["resnet"] = {0, 0, 0};
+  const auto p = b.predict(resnet, AnalyticalConstants{});
+  CHECK(p.aggregator_share == 0);
+  CHECK(p.iteration_s == Approx(predict_analytical(resnet, AnalyticalConstants{}).iteration_s).epsilon(1e-6));
+  // Another kind keeps the pooled shrinkage, and a named codebase the known one.
+  CHECK(b.predict(bert, AnalyticalConstants{}).iteration_s == Approx(bert_pooled).epsilon(1e-12));
+  const auto named = b.predict(fixture_job("model: resnet50\nprecision: amp_fp16\nbatch_size: 640\noptimizer: momentum\n"
+                                           "codebase: dle\ncluster: {gpu: a100-sxm4-40gb, num_gpus: 8}\n"),
+                               AnalyticalConstants{});
+  CHECK(named.aggregator_share == Approx(b.shrinkage.known.share(support_of(named))));
+}
+
 TEST_CASE("a job's band is scaled by its workload kind's fitted factor", "[bundle][support]") {
   auto b = LearnedBundle::load(trained_bundle());
   const auto j = fixture_job(

@@ -179,18 +179,27 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
               "codebase_offsets." + name, "expected a finite log offset within +-5");
       b.codebase_offsets[name] = v.get<double>();
     }
-    auto shrinkage = [&](const char* key) {
-      const auto& sh = m.at("shrinkage").at(key);
+    auto shrinkage_at = [&](const nlohmann::json& sh, const std::string& key) {
       // level_kept: optional (bundles before it kept the whole level).
       const Shrinkage out{sh.at("max_share").get<double>(), sh.at("half_support_runs").get<double>(),
                           sh.at("extrapolating_share").get<double>(), sh.value("level_kept", 1.0)};
       for (double v : {out.max_share, out.extrapolating_share, out.level_kept})
-        require(v >= 0 && v <= 1, manifest_path, std::string("shrinkage.") + key, "expected shares between 0 and 1");
+        require(v >= 0 && v <= 1, manifest_path, "shrinkage." + key, "expected shares between 0 and 1");
       require(out.half_support_runs >= 0 && std::isfinite(out.half_support_runs), manifest_path,
-              std::string("shrinkage.") + key + ".half_support_runs", "expected a non-negative run count");
+              "shrinkage." + key + ".half_support_runs", "expected a non-negative run count");
       return out;
     };
-    b.shrinkage = {shrinkage("known_codebase"), shrinkage("unknown_codebase")};
+    const auto& sh = m.at("shrinkage");
+    b.shrinkage.known = shrinkage_at(sh.at("known_codebase"), "known_codebase");
+    b.shrinkage.unknown = shrinkage_at(sh.at("unknown_codebase"), "unknown_codebase");
+    // Optional: bundles before it shrank every workload kind alike.
+    if (sh.contains("unknown_codebase_by_kind")) {
+      const auto& by_kind = sh.at("unknown_codebase_by_kind");
+      require(by_kind.is_object(), manifest_path, "shrinkage.unknown_codebase_by_kind",
+              "expected {workload kind: shrinkage}");
+      for (const auto& [kind, one] : by_kind.items())
+        b.shrinkage.unknown_by_kind[kind] = shrinkage_at(one, "unknown_codebase_by_kind." + kind);
+    }
     b.typical_level = m.at("shrinkage").value("typical_level", 0.0);
     require(std::isfinite(b.typical_level) && std::fabs(b.typical_level) < 5, manifest_path,
             "shrinkage.typical_level", "expected a finite log level within +-5");
@@ -249,7 +258,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const auto offset = s.codebase.empty() ? codebase_offsets.end() : codebase_offsets.find(s.codebase);
   s.codebase_known = offset != codebase_offsets.end();
   s.codebase_offset = s.codebase_known ? offset->second : 0.0;
-  const Shrinkage& shrink = s.codebase_known ? shrinkage.known : shrinkage.unknown;
+  const Shrinkage& shrink = s.codebase_known ? shrinkage.known : shrinkage.of_unknown(job.model->workload_kind);
   p.aggregator_share = shrink.share(near);
   const double log_ratio =
       shrink.log_correction(near, aggregator.predict_one(row), log_composed_over_analytical, typical_level) +

@@ -66,7 +66,9 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
 // The log correction (against the composed step) a held-out row gets: Shrinkage::log_correction of f,
 // plus its codebase's offset when its fold trained on the codebase (the `known` shrinkage then, else
 // `unknown`).
-double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s);
+// `kind`: the row's workload kind, which picks an unknown codebase's shrinkage.
+double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
+                               const std::string& kind);
 
 // Shrinkage fitted on held-out splits' rows of a known (or an unknown) codebase: the grid point with
 // the lowest mean of the splits' MAPE. For an unknown codebase each codebase counts once (a stack
@@ -82,5 +84,15 @@ struct ShrinkageFitRows {
 // `fitted_on`: the rows the fit may read (one flag per row; empty: all).
 Shrinkage fit_shrinkage(const std::vector<const HeldOutCorrections*>& splits, const ShrinkageFitRows& rows,
                         bool known_codebase, const std::vector<char>& fitted_on = {});
+
+// A workload kind gets an unknown codebase's shrinkage of its own when its runs come from at least
+// this many codebases: fitted without any one of them (the nested figures) it still sees four.
+constexpr std::size_t kMinKindCodebases = 5;
+// An unknown codebase's shrinkage on leave-one-codebase-out's held-out corrections `loco`: pooled
+// (`out.unknown`) and for each workload kind of `kinds` (one per row) with kMinKindCodebases codebases
+// (`out.unknown_by_kind`), each fitted on the rows flagged in `fitted_on` (empty: all).
+void fit_unknown_shrinkage(const HeldOutCorrections& loco, const ShrinkageFitRows& rows,
+                           const std::vector<std::string>& kinds, const std::vector<char>& fitted_on,
+                           CorrectionShrinkage& out);
 
 }  // namespace ptp::train

@@ -91,9 +91,17 @@ struct Shrinkage {
   }
 };
 // A job naming a trained codebase and one that does not: fitted apart (the first on splits that hold
-// out rows of trained codebases, the second on leave-one-codebase-out).
+// out rows of trained codebases, the second on leave-one-codebase-out). An unknown codebase's share is
+// fitted per workload kind where the kind's held-out runs come from enough codebases to say how far
+// their typical correction carries to another stack (decoder-only LLM stacks are each tuned their own
+// way; the CNN and BERT benchmark suites less so); other kinds take the pooled `unknown`.
 struct CorrectionShrinkage {
   Shrinkage known, unknown;
+  std::map<std::string, Shrinkage> unknown_by_kind;
+  const Shrinkage& of_unknown(const std::string& workload_kind) const {
+    const auto it = unknown_by_kind.find(workload_kind);
+    return it == unknown_by_kind.end() ? unknown : it->second;
+  }
 };
 
 }  // namespace ptp
