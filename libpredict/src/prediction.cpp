@@ -2,6 +2,24 @@
 
 namespace ptp {
 
+void scale_prediction_halves(Prediction& p, double invariant, double sharded) {
+  auto& b = p.breakdown;
+  const double optimizer = b.optimizer, dp = b.dp_communication;
+  const double before = p.iteration_s;
+  const double after = (before - optimizer - dp) * invariant + (optimizer + dp) * sharded;
+  const double whole = before > 0 && after > 0 ? after / before : invariant;
+  const double exposed_other = b.communication_exposed - dp, total_other = b.communication - dp;
+  scale_prediction(p, whole);  // the band, totals, throughput and MFU follow the step's new length
+  // Every part at the invariant half's factor, then the sharded half's parts at theirs.
+  b.scale(invariant / whole);
+  b.optimizer = optimizer * sharded;
+  b.dp_communication = dp * sharded;
+  b.communication_exposed = exposed_other * invariant + b.dp_communication;
+  b.communication = total_other * invariant + b.dp_communication;
+  for (auto& layer : p.layers) layer.forward_s *= invariant / whole, layer.backward_s *= invariant / whole;
+  for (auto& bucket : p.buckets) bucket.ready_s *= invariant / whole, bucket.duration_s *= sharded / whole;
+}
+
 void scale_prediction(Prediction& p, double factor) {
   // Every part takes the factor, so the parts still add up to the step and the model-parallel
   // lines to the exposed communication.

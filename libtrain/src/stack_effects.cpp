@@ -11,7 +11,7 @@ namespace ptp::train {
 
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
                            const std::vector<std::string>& names, const BoosterParams& params,
-                           const std::vector<double>& departure) {
+                           const std::vector<StepHalves>& halves) {
   StackFit fit;
   std::vector<float> target = y;
   std::vector<float> f;
@@ -31,7 +31,7 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
   std::map<std::string, std::pair<double, double>> levels;  // codebase -> (sum of log(typical / analytical), runs)
   for (std::size_t i = 0; i < y.size(); ++i) {
     auto& l = levels[codebases[i]];
-    l.first += f[i] + departure[i];
+    l.first += f[i] + halves[i].log_composed_over_analytical();
     l.second += 1;
   }
   for (const auto& [c, l] : levels) fit.level += l.first / l.second / static_cast<double>(levels.size());
@@ -49,22 +49,22 @@ std::map<std::string, std::set<std::string>> codebases_by_precision(const std::v
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
                                         const BoosterParams& params, const Split& split, int workers,
-                                        const std::vector<double>& departure, const RowDomains* domains) {
+                                        const std::vector<StepHalves>& halves, const RowDomains* domains) {
   HeldOutCorrections h;
   h.typical.assign(y.size(), std::nan(""));
   h.offset.assign(y.size(), std::nan(""));
   h.support.assign(y.size(), Support{});
   h.level.assign(y.size(), 0.0);
   h.novelty.assign(y.size(), Novelty::none);
-  h.composed_over_analytical = departure;
+  h.halves = halves;
   const bool described = SupportSpace::describes(names);
   for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
     std::vector<float> ty;
     std::vector<std::string> tc;
-    std::vector<double> td;
+    std::vector<StepHalves> td;
     std::vector<std::vector<float>> train_rows;
     for (auto i : train)
-      ty.push_back(y[i]), tc.push_back(codebases[i]), td.push_back(departure[i]), train_rows.push_back(x.row(i));
+      ty.push_back(y[i]), tc.push_back(codebases[i]), td.push_back(halves[i]), train_rows.push_back(x.row(i));
     const StackFit fit = fit_stack_effects(x.select(train), ty, tc, names, params, td);
     const SupportSpace space = described ? SupportSpace(train_rows, names) : SupportSpace();
     const auto p = fit.typical.predict(x.select(test));
@@ -96,7 +96,7 @@ namespace {
 // Row i's held-out log correction under one shrinkage (the row's offset added when its fold trained
 // on its codebase).
 double log_correction_under(const HeldOutCorrections& h, std::size_t i, const Shrinkage& s) {
-  return s.log_correction(h.support[i], h.typical[i], h.composed_over_analytical[i], h.level[i]) +
+  return s.log_correction(h.support[i], h.typical[i], h.halves[i], h.level[i]) +
          (std::isfinite(h.offset[i]) ? h.offset[i] : 0.0);
 }
 }  // namespace

@@ -23,8 +23,8 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
     measured.push_back(r.record->step_time_s);
     analytical.push_back(r.analytical);
     composed.push_back(r.composed);
-    departure.push_back(r.log_composed_over_analytical);
-    blind_departure.push_back(r.blind_log_composed_over_analytical);
+    halves.push_back(r.halves);
+    blind_halves.push_back(r.blind_halves);
     keys.push_back(r.record->run_id);
     models.push_back(r.model);
     gpus.push_back(r.gpu);
@@ -237,7 +237,7 @@ std::vector<double> judge_split(const TrainOptions& o, const std::vector<RunRow>
     if (!std::isfinite(c)) continue;
     full[i] = t.composed[i] * std::exp(c);
     typical[i] = t.composed[i] * std::exp(shrinkage.of_unknown(t.kinds[i]).log_correction(h.support[i], h.typical[i],
-                                                                           h.composed_over_analytical[i], h.level[i]));
+                                                                           h.halves[i], h.level[i]));
     // Coverage of the band the row would get.
     const auto& q = interval[band_name(std::isfinite(h.offset[i]), h.novelty[i], h.support[i])];
     const double r = std::log(t.measured[i] / full[i]);
@@ -267,7 +267,7 @@ void blind_ablation(const std::vector<RunRow>& rows, const AggregatorTable& t, c
   const CorrectionShrinkage whole;
   for (const auto& split : {splits[1], splits[3]}) {
     const auto h = held_out_corrections(t.blind_x, t.blind_y, t.codebases, run_feature_names(true), agg, split, workers,
-                                        t.blind_departure);
+                                        t.blind_halves);
     std::vector<double> pb(rows.size(), std::nan(""));
     for (std::size_t i = 0; i < rows.size(); ++i)
       if (const double c = held_out_log_correction(h, i, whole, t.kinds[i]); std::isfinite(c)) pb[i] = rows[i].blind_composed * std::exp(c);
@@ -284,7 +284,7 @@ AggregatorCv cross_validate_aggregator(const TrainOptions& o, const std::vector<
   std::vector<HeldOutCorrections> held;
   const RowDomains domains{t.precisions, t.gpus, t.models};
   for (const auto& split : splits) {
-    held.push_back(held_out_corrections(t.x, t.y, t.codebases, run_feature_names(false), agg, split, workers, t.departure, &domains));
+    held.push_back(held_out_corrections(t.x, t.y, t.codebases, run_feature_names(false), agg, split, workers, t.halves, &domains));
     o.log(split.name + ": held-out corrections done");
   }
   AggregatorCv cv;
@@ -314,7 +314,7 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   std::vector<std::string> stacks;
   for (const auto& r : rows) stacks.push_back(r.record->stack);
   const Split split = group_split("leave_one_stack_out", stacks, 2);
-  const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.departure);
+  const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.halves);
   std::vector<CalibrationEvalRow> eval_rows;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double c = held_out_log_correction(h, i, shrinkage, t.kinds[i]);

@@ -139,9 +139,9 @@ void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, in
       row.learned_share = composed.step.compute_learned_share;
       row.blind_composed = blind.step.iteration_s;
       row.features = std::move(composed.aggregator_row);
-      row.log_composed_over_analytical = composed.log_composed_over_analytical;
+      row.halves = composed.halves;
       row.blind_features = std::move(blind.aggregator_row);
-      row.blind_log_composed_over_analytical = blind.log_composed_over_analytical;
+      row.blind_halves = blind.halves;
     }
   };
   std::vector<std::thread> threads;
@@ -336,8 +336,8 @@ TrainResult train_bundle(const TrainOptions& o) {
   // Final boosters on all rows.
   if (o.on_training_rows) o.on_training_rows("aggregator", o.blind ? table.blind_x : table.x);
   const StackFit final_aggregator =
-      o.blind ? fit_stack_effects(table.blind_x, table.blind_y, table.codebases, run_feature_names(true), agg, table.blind_departure)
-              : fit_stack_effects(table.x, table.y, table.codebases, run_feature_names(false), agg, table.departure);
+      o.blind ? fit_stack_effects(table.blind_x, table.blind_y, table.codebases, run_feature_names(true), agg, table.blind_halves)
+              : fit_stack_effects(table.x, table.y, table.codebases, run_feature_names(false), agg, table.halves);
   metrics["codebase_offsets"] = codebase_offsets_json(final_aggregator);
   if (metrics.contains("shrinkage")) metrics["shrinkage"]["typical_level"] = final_aggregator.level;
   const nlohmann::json training_data = {{"runs", runs.sha256}, {"ops", ops.sha256}, {"collectives", colls.sha256}};

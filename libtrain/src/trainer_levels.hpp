@@ -77,8 +77,8 @@ struct RunRow {
   double compute_only = 0;  // learned compute level, analytical communication, no aggregator
   double learned_share = 0;  // compute_learned_share of the composed step
   std::vector<float> features, blind_features;
-  // Where shrinkage starts from (AggregatorRowValues::log_composed_over_analytical), and its blind twin's.
-  double log_composed_over_analytical = 0, blind_log_composed_over_analytical = 0;
+  // Where shrinkage starts from (AggregatorRowValues::halves), and its blind twin's.
+  StepHalves halves, blind_halves;
   std::string precision, gpu_family, model, gpu;
   StepParts composed_parts;  // for the calibration evaluation
 };
@@ -89,9 +89,9 @@ struct AggregatorTable {
   DenseMatrix x, blind_x;
   std::vector<float> y, blind_y;
   std::vector<double> measured, analytical, composed;
-  // Where the shrinkage toward the analytical answer starts: each run's log(composed / analytical)
-  // (AggregatorRowValues::log_composed_over_analytical), and its precision-blind twin's.
-  std::vector<double> departure, blind_departure;
+  // Where the shrinkage toward the analytical answer starts: each run's step halves, composed and
+  // analytical (AggregatorRowValues::halves), and its precision-blind twin's.
+  std::vector<StepHalves> halves, blind_halves;
   std::vector<std::string> keys, models, gpus, precisions, families, codebases;
   std::vector<std::string> kinds;  // ModelDesc::workload_kind of each run's model
   std::vector<int> num_gpus;

@@ -290,6 +290,36 @@ TEST_CASE("the learned correction a job gets is the bundle's fitted share of its
   CHECK(far.iteration_high_s / far.iteration_s == Approx(std::exp(wide.log_q_high)));
 }
 
+TEST_CASE("a sharded job shrinks toward its own analytical answer, its forward and backward as if unsharded",
+          "[bundle][support]") {
+  auto b = LearnedBundle::load(trained_bundle());
+  b.shrinkage.unknown_by_kind.clear();
+  const std::string base =
+      "model: gpt2-xl\nprecision: amp_bf16\nbatch_size: 4\nseq_len: 1024\ngrad_accum: 2\n"
+      "cluster: {gpu: a100-sxm4-80gb, num_gpus: 16, inter_node: ib-hdr-200}\n";
+  // Share 0: every sharding lands on its own analytical step (the aggregator's row is the unsharded
+  // twin's; anchored on the twin, a sharded job's step moved by the twin's optimizer and all-reduce).
+  b.shrinkage.unknown = {0, 0, 0};
+  for (const char* sharding : {"none", "zero1", "zero2", "fsdp"}) {
+    INFO(sharding);
+    const auto j = fixture_job(base + "sharding: " + sharding + "\n");
+    const auto an = predict_analytical(j, AnalyticalConstants{});
+    const auto p = b.predict(j, AnalyticalConstants{});
+    CHECK(p.iteration_s == Approx(an.iteration_s).epsilon(1e-6));
+    CHECK(p.breakdown.optimizer + p.breakdown.dp_communication ==
+          Approx(an.breakdown.optimizer + an.breakdown.dp_communication).epsilon(1e-6));
+  }
+  // Any share: ZeRO-1/2 shard optimizer state and gradients, so forward and backward do not move.
+  b.shrinkage.unknown = {0.6, 0, 1};
+  const auto none = b.predict(fixture_job(base + "sharding: none\n"), AnalyticalConstants{});
+  for (const char* sharding : {"zero1", "zero2"}) {
+    INFO(sharding);
+    const auto p = b.predict(fixture_job(base + "sharding: " + sharding + "\n"), AnalyticalConstants{});
+    CHECK(p.breakdown.forward == Approx(none.breakdown.forward).epsilon(1e-9));
+    CHECK(p.breakdown.backward == Approx(none.breakdown.backward).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("an unknown codebase's share is its workload kind's where the bundle fitted one", "[bundle][support]") {
   auto b = LearnedBundle::load(trained_bundle());
   const auto resnet = fixture_job(

@@ -23,7 +23,7 @@ struct Synthetic {
   void add(const std::string& kind, const std::string& codebase, double step, bool correction_right) {
     h.typical.push_back(0.3);
     h.offset.push_back(std::nan(""));
-    h.composed_over_analytical.push_back(0);
+    h.halves.push_back({step, step, 0, 0});
     h.level.push_back(0);
     Support near;
     near.runs_near = 10;
@@ -57,7 +57,7 @@ TEST_CASE("an unknown codebase's shrinkage is fitted per workload kind where it 
   REQUIRE(fitted.unknown_by_kind.count("llm") == 1);
   // Where the typical correction held, the whole of it; where it did not, none (the analytical answer).
   CHECK(fitted.of_unknown("cnn").max_share == Approx(1));
-  CHECK(fitted.of_unknown("cnn").log_correction(s.h.support[0], 0.3, 0, 0) == Approx(0.3));
+  CHECK(fitted.of_unknown("cnn").log_correction(s.h.support[0], 0.3, s.h.halves[0], 0) == Approx(0.3));
   CHECK(fitted.of_unknown("llm").max_share == Approx(0));
   // The pooled fit sits between them and serves kinds it has no fit of.
   CHECK(&fitted.of_unknown("recommender") == &fitted.unknown);

@@ -245,7 +245,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
       compose_learned(job, base, {compute.get(), communication.get()}, memo, AggregatorRow::full);
   Prediction p = std::move(composed.step);
   const std::vector<float> row = std::move(composed.aggregator_row);
-  const double log_composed_over_analytical = composed.log_composed_over_analytical;
+  const StepHalves halves = composed.halves;
   Support near = support.of(row);
   near.precision_of_one_codebase = precision_of_one_codebase(precision_codebases, job.policy->id, job.job.codebase);
   auto& s = p.support;
@@ -260,9 +260,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   s.codebase_offset = s.codebase_known ? offset->second : 0.0;
   const Shrinkage& shrink = s.codebase_known ? shrinkage.known : shrinkage.of_unknown(job.model->workload_kind);
   p.aggregator_share = shrink.share(near);
-  const double log_ratio =
-      shrink.log_correction(near, aggregator.predict_one(row), log_composed_over_analytical, typical_level) +
-      s.codebase_offset;
+  const HalfFactors factors = shrink.factors(near, aggregator.predict_one(row), halves, typical_level);
   // Searches predict hundreds of thousands of jobs: messages are built only when warned.
   if (!s.codebase.empty() && !s.codebase_known) {
     std::string known;
@@ -284,8 +282,9 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   if (novelty == Novelty::precision)
     p.warnings.push_back("the bundle has no training runs in " + job.policy->id +
                          ": its correction comes from the other precisions (leave-one-precision-out in its report)");
-  p.aggregator_factor = std::exp(log_ratio);
-  scale_prediction(p, p.aggregator_factor);
+  const double codebase_factor = std::exp(s.codebase_offset);
+  scale_prediction_halves(p, factors.invariant * codebase_factor, factors.sharded * codebase_factor);
+  p.aggregator_factor = halves.composed() > 0 ? p.iteration_s / halves.composed() : factors.invariant * codebase_factor;
   s.band = band_name(s.codebase_known, novelty, near);
   const Band& band = bands.at(s.band);
   const auto scale_it = band_scale_by_kind.find(job.model->workload_kind);

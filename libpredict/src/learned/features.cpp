@@ -119,15 +119,23 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
 AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction& composed,
                                         const AnalyticalConstants& composing, const AnalyticalConstants& analytical,
                                         bool blind) {
-  auto values = [&](const ResolvedJob& j, const Prediction& c) {
-    const Prediction an = predict_step_time(j, analytical);
-    return AggregatorRowValues{run_features(j, c, blind, an),
-                               std::log(std::max(c.iteration_s, 1e-9) / std::max(an.iteration_s, 1e-9))};
-  };
-  if (job.job.sharding == Sharding::none) return values(job, composed);
+  const Prediction own_analytical = predict_step_time(job, analytical);
+  AggregatorRowValues v{{}, step_halves(composed, own_analytical)};
+  if (job.job.sharding == Sharding::none) {
+    v.features = run_features(job, composed, blind, own_analytical);
+    return v;
+  }
   ResolvedJob unsharded = job;
   unsharded.job.sharding = Sharding::none;
-  return values(unsharded, predict_step_time(unsharded, composing));
+  v.features = run_features(unsharded, predict_step_time(unsharded, composing), blind,
+                            predict_step_time(unsharded, analytical));
+  return v;
+}
+
+StepHalves step_halves(const Prediction& composed, const Prediction& analytical) {
+  auto sharded = [](const Prediction& p) { return p.breakdown.optimizer + p.breakdown.dp_communication; };
+  return {composed.iteration_s - sharded(composed), analytical.iteration_s - sharded(analytical), sharded(composed),
+          sharded(analytical)};
 }
 
 const std::vector<std::string>& op_feature_names() {

@@ -212,7 +212,7 @@ LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConst
     case AggregatorRow::blind: {
       auto values = aggregator_features(job, out.step, k, base, row == AggregatorRow::blind);
       out.aggregator_row = std::move(values.features);
-      out.log_composed_over_analytical = values.log_composed_over_analytical;
+      out.halves = values.halves;
       break;
     }
   }

@@ -165,6 +165,30 @@ std::string precision_of_one_codebase(const std::map<std::string, std::set<std::
   return *it->second.begin();
 }
 
+double StepHalves::log_composed_over_analytical() const {
+  return composed() > 0 && analytical() > 0 ? std::log(composed() / analytical()) : 0.0;
+}
+
+namespace {
+double toward_analytical(double composed, double analytical, double share) {
+  return composed > 0 && analytical > 0 ? std::pow(analytical / composed, 1 - share) : 1.0;
+}
+}  // namespace
+
+HalfFactors Shrinkage::factors(const Support& s, double typical, const StepHalves& step, double typical_level) const {
+  const double w = share(s);
+  const double correction = std::exp(w * (typical - (1 - level_kept) * typical_level));
+  return {toward_analytical(step.invariant_composed, step.invariant_analytical, w) * correction,
+          toward_analytical(step.sharded_composed, step.sharded_analytical, w) * correction};
+}
+
+double Shrinkage::log_correction(const Support& s, double typical, const StepHalves& step, double typical_level) const {
+  const HalfFactors k = factors(s, typical, step, typical_level);
+  const double composed = step.composed();
+  if (composed <= 0) return std::log(k.invariant);
+  return std::log((step.invariant_composed * k.invariant + step.sharded_composed * k.sharded) / composed);
+}
+
 double Shrinkage::share(const Support& s) const {
   const double n = s.runs_near;
   const double by_count = half_support_runs > 0 ? n / (n + half_support_runs) : 1.0;

@@ -157,5 +157,8 @@ struct Prediction {
 // Multiplies the step and every part of it (breakdown, trace layers and buckets, band, totals) by
 // `factor`, and divides throughput and MFU by it: one uniform correction of the whole step.
 void scale_prediction(Prediction& p, double factor);
+// The same with one factor on the optimizer step and the exposed data-parallel communication (what
+// sharding changes) and another on the rest of the step; the step's other figures follow its new length.
+void scale_prediction_halves(Prediction& p, double invariant, double sharded);
 
 }  // namespace ptp

@@ -31,18 +31,19 @@ struct StackFit {
   double level = 0;
 };
 // Backfitting: f on y, offsets from its residuals, f again on y minus the offsets.
-// `departure`: each run's log(composed / analytical), where shrinkage starts from
-// (AggregatorRowValues::log_composed_over_analytical).
+// `halves`: each run's step halves, composed and analytical, where shrinkage starts from
+// (AggregatorRowValues::halves).
 StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, const std::vector<std::string>& codebases,
                            const std::vector<std::string>& names, const BoosterParams& params,
-                           const std::vector<double>& departure);
+                           const std::vector<StepHalves>& halves);
 
 // Held-out answers of one split: per row, f from a fit without the row's fold, the offset of its
 // codebase when the fold trained on it (NaN otherwise), its support against the fold's rows, and its
 // log(composed / analytical) of the whole step (what shrinkage scales besides f; the aggregator's
 // own feature of it leaves out exposed communication).
 struct HeldOutCorrections {
-  std::vector<double> typical, offset, composed_over_analytical;
+  std::vector<double> typical, offset;
+  std::vector<StepHalves> halves;
   std::vector<double> level;  // StackFit::level of the row's fold
   std::vector<Support> support;
   std::vector<Novelty> novelty;  // what the row has that its fold's training rows did not
@@ -61,7 +62,7 @@ std::map<std::string, std::set<std::string>> codebases_by_precision(const std::v
 HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<float>& y,
                                         const std::vector<std::string>& codebases, const std::vector<std::string>& names,
                                         const BoosterParams& params, const Split& split, int workers,
-                                        const std::vector<double>& departure, const RowDomains* domains = nullptr);
+                                        const std::vector<StepHalves>& halves, const RowDomains* domains = nullptr);
 
 // The log correction (against the composed step) a held-out row gets: Shrinkage::log_correction of f,
 // plus its codebase's offset when its fold trained on the codebase (the `known` shrinkage then, else

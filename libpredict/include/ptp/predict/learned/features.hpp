@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
@@ -26,11 +27,14 @@ const std::vector<std::string>& run_feature_names(bool blind);
 // to never ask for a larger correction with it (the bandwidths, comm_exposed_share).
 std::vector<float> run_features(const ResolvedJob& job, const Prediction& composed, bool blind,
                                 const Prediction& analytical);
-// A job's aggregator row, and where shrinkage toward the analytical answer starts from:
-// log(composed / analytical) of the whole step (exposed communication included).
+// A job's step halves (support.hpp): the optimizer and exposed data-parallel communication apart from
+// the rest, composed and analytical.
+StepHalves step_halves(const Prediction& composed, const Prediction& analytical);
+// A job's aggregator row, and where shrinkage toward the analytical answer starts from: the job's own
+// step halves (sharded as it is, unlike the row).
 struct AggregatorRowValues {
   std::vector<float> features;
-  double log_composed_over_analytical = 0;
+  StepHalves halves;
 };
 // The aggregator's row of a job as ptp-predict and ptp-train build it: composed with `composing`
 // (the learned lower levels) and `analytical`, as if unsharded. ZeRO/FSDP shard optimizer state,

@@ -76,7 +76,7 @@ enum class AggregatorRow { none, full, blind };
 struct LearnedComposition {
   Prediction step;                   // predict_analytical with the levels answering where they can
   std::vector<float> aggregator_row;  // empty for AggregatorRow::none
-  double log_composed_over_analytical = 0;  // AggregatorRowValues', 0 for AggregatorRow::none
+  StepHalves halves;  // AggregatorRowValues', zero for AggregatorRow::none
 };
 // The one way into the learned levels: composes `job` on `base` with `levels` answering op and
 // all-reduce times, their answers kept in the caller's `memo` (any number of jobs, one thread).

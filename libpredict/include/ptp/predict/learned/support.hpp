@@ -60,6 +60,27 @@ class SupportSpace {
   void index_columns();
 };
 
+// A job's step in the two halves shrinkage moves apart: what sharding never changes (forward,
+// backward, recompute, model-parallel communication, pipeline bubble, loss scaling, host overhead)
+// and what it does (the optimizer step and the exposed data-parallel communication), each as the
+// composed step has it (the learned levels answering where they can) and as the analytical model does.
+// Apart, because the aggregator reads the job as if unsharded: one factor for the whole step, anchored
+// on the unsharded twin, took a sharded job's analytical answer from its twin (a 70B pure-DP job's
+// unsharded optimizer step set it, 5.5 s against its own 9.3 s), anchored on the job itself it moved
+// forward and backward with the sharding.
+struct StepHalves {
+  double invariant_composed = 0, invariant_analytical = 0;
+  double sharded_composed = 0, sharded_analytical = 0;
+  double composed() const { return invariant_composed + sharded_composed; }
+  double analytical() const { return invariant_analytical + sharded_analytical; }
+  // log(composed / analytical) of the whole step (0 when either is not positive).
+  double log_composed_over_analytical() const;
+};
+// Multipliers on a composed step's halves.
+struct HalfFactors {
+  double invariant = 1, sharded = 1;
+};
+
 // How much of the learned answer a job gets, in log space between the analytical answer and the
 // learned one (the composed lower levels times the typical correction): max_share * n / (n +
 // half_support_runs) (n / (n + 0) counts as 1), and extrapolating_share of that when no training run
@@ -80,15 +101,15 @@ struct Shrinkage {
   double extrapolating_share = 1.0;
   double level_kept = 1.0;
   double share(const Support& s) const;
-  // log(prediction / composed step) for a job with this support, the typical correction f, the
-  // typical level and log(composed / analytical) (the aggregator feature
-  // log_composed_over_analytical): share x (f + that - (1 - level_kept) x level) - that, so share 1
-  // with the level kept is the whole learned answer, share 0 the analytical one.
-  double log_correction(const Support& s, double typical, double log_composed_over_analytical,
-                        double typical_level) const {
-    return share(s) * (typical + log_composed_over_analytical - (1 - level_kept) * typical_level) -
-           log_composed_over_analytical;
-  }
+  // The factors on the composed halves of a job with this support, the typical correction f and the
+  // typical level: each half becomes analytical^(1 - share) x composed^share x exp(share x (f -
+  // (1 - level_kept) x level)), so share 1 with the level kept is the whole learned answer, share 0 the
+  // analytical one, half by half. (When both halves depart alike, L = log(composed / analytical), the
+  // step's log factor is share x (f + L - (1 - level_kept) x level) - L.) A half either model puts at
+  // zero keeps its composed time.
+  HalfFactors factors(const Support& s, double typical, const StepHalves& step, double typical_level) const;
+  // log(prediction / composed step) under factors().
+  double log_correction(const Support& s, double typical, const StepHalves& step, double typical_level) const;
 };
 // A job naming a trained codebase and one that does not: fitted apart (the first on splits that hold
 // out rows of trained codebases, the second on leave-one-codebase-out). An unknown codebase's share is
