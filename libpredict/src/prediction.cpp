@@ -8,14 +8,19 @@ void scale_prediction_halves(Prediction& p, double invariant, double sharded) {
   const double before = p.iteration_s;
   const double after = (before - optimizer - dp) * invariant + (optimizer + dp) * sharded;
   const double whole = before > 0 && after > 0 ? after / before : invariant;
-  const double exposed_other = b.communication_exposed - dp, total_other = b.communication - dp;
+  // Data-parallel traffic takes the sharded factor, hidden or not: all of it where the bucket schedule
+  // timed it (the buckets sum to it), else the exposed part the step knows apart.
+  double dp_traffic = 0;
+  for (const auto& bucket : p.buckets) dp_traffic += bucket.duration_s;
+  if (p.buckets.empty()) dp_traffic = dp;
+  const double exposed_other = b.communication_exposed - dp, total_other = b.communication - dp_traffic;
   scale_prediction(p, whole);  // the band, totals, throughput and MFU follow the step's new length
-  // Every part at the invariant half's factor, then the sharded half's parts at theirs.
+  // scale_prediction gave every part `whole`; the halves then take their own factors.
   b.scale(invariant / whole);
   b.optimizer = optimizer * sharded;
   b.dp_communication = dp * sharded;
   b.communication_exposed = exposed_other * invariant + b.dp_communication;
-  b.communication = total_other * invariant + b.dp_communication;
+  b.communication = total_other * invariant + dp_traffic * sharded;
   for (auto& layer : p.layers) layer.forward_s *= invariant / whole, layer.backward_s *= invariant / whole;
   for (auto& bucket : p.buckets) bucket.ready_s *= invariant / whole, bucket.duration_s *= sharded / whole;
 }

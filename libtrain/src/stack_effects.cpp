@@ -107,6 +107,16 @@ double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const
   return log_correction_under(h, i, std::isfinite(h.offset[i]) ? s.known : s.of_unknown(kind));
 }
 
+HalfFactors held_out_factors(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
+                             const std::string& kind) {
+  const bool known = std::isfinite(h.offset[i]);
+  HalfFactors k = (known ? s.known : s.of_unknown(kind)).factors(h.support[i], h.typical[i], h.halves[i], h.level[i]);
+  const double offset = known ? std::exp(h.offset[i]) : 1.0;
+  k.invariant *= offset;
+  k.sharded *= offset;
+  return k;
+}
+
 namespace {
 
 // One split's score of a shrinkage: MAPE over its rows of the wanted kind, or for unknown codebases

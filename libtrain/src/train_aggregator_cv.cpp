@@ -317,10 +317,12 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.halves);
   std::vector<CalibrationEvalRow> eval_rows;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double c = held_out_log_correction(h, i, shrinkage, t.kinds[i]);
-    if (!std::isfinite(c)) continue;
-    StepParts parts = rows[i].composed_parts;
-    parts.scale(std::exp(c));
+    if (!std::isfinite(held_out_log_correction(h, i, shrinkage, t.kinds[i]))) continue;
+    // The parts ptp-predict would calibrate: the composed step with each half at its held-out factor.
+    Prediction corrected = rows[i].composed_step;
+    const HalfFactors k = held_out_factors(h, i, shrinkage, t.kinds[i]);
+    scale_prediction_halves(corrected, k.invariant, k.sharded);
+    const StepParts parts = step_parts(corrected);
     eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
   }
   const auto evaluation = evaluate_calibration(eval_rows);

@@ -135,7 +135,7 @@ void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, in
       LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
       LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);
       row.composed = composed.step.iteration_s;
-      row.composed_parts = step_parts(composed.step);
+      row.composed_step = composed.step;
       row.learned_share = composed.step.compute_learned_share;
       row.blind_composed = blind.step.iteration_s;
       row.features = std::move(composed.aggregator_row);

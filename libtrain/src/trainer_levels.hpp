@@ -80,7 +80,7 @@ struct RunRow {
   // Where shrinkage starts from (AggregatorRowValues::halves), and its blind twin's.
   StepHalves halves, blind_halves;
   std::string precision, gpu_family, model, gpu;
-  StepParts composed_parts;  // for the calibration evaluation
+  Prediction composed_step;  // for the calibration evaluation: its parts after the held-out correction
 };
 
 // The aggregator's table, one entry per run in the order of the rows: features, targets

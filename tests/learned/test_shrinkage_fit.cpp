@@ -59,9 +59,16 @@ TEST_CASE("an unknown codebase's shrinkage is fitted per workload kind where it 
   CHECK(fitted.of_unknown("cnn").max_share == Approx(1));
   CHECK(fitted.of_unknown("cnn").log_correction(s.h.support[0], 0.3, s.h.halves[0], 0) == Approx(0.3));
   CHECK(fitted.of_unknown("llm").max_share == Approx(0));
-  // The pooled fit sits between them and serves kinds it has no fit of.
+  // Kinds it has no fit of take the pooled one.
   CHECK(&fitted.of_unknown("recommender") == &fitted.unknown);
-  CHECK(fitted.unknown.max_share * fitted.unknown.level_kept < 1);
+
+  // Half right for the LLM rows: their share moves between the two, and so does the pooled one.
+  for (std::size_t i = 0; i < s.measured.size(); ++i)
+    if (s.kinds[i] == "llm") s.measured[i] = s.composed[i] * std::exp(0.15);
+  fit_unknown_shrinkage(s.h, rows, s.kinds, {}, fitted);
+  CHECK(fitted.of_unknown("llm").max_share == Approx(0.5));
+  CHECK(fitted.unknown.max_share > 0);
+  CHECK(fitted.unknown.max_share < 1);
 
   // Perturbing the training data moves the fit: make the LLM rows' correction right too.
   for (std::size_t i = 0; i < s.measured.size(); ++i)

@@ -130,7 +130,8 @@ struct Prediction {
   // model in a data-parallel layout, less for an unseen model or a model-parallel layout, 0 when
   // the aggregator did not answer.
   double aggregator_share = 0;
-  // The factor the learned correction multiplied every part of the step by (1: none).
+  // The learned step over the composed one: what the correction did to the step as a whole (its
+  // two halves take their own factors, StepHalves; 1: none).
   double aggregator_factor = 1;
   // How near the job is to the aggregator's training runs (learned predictions only).
   struct Support {

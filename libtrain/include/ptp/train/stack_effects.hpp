@@ -39,8 +39,7 @@ StackFit fit_stack_effects(const DenseMatrix& x, const std::vector<float>& y, co
 
 // Held-out answers of one split: per row, f from a fit without the row's fold, the offset of its
 // codebase when the fold trained on it (NaN otherwise), its support against the fold's rows, and its
-// log(composed / analytical) of the whole step (what shrinkage scales besides f; the aggregator's
-// own feature of it leaves out exposed communication).
+// step halves, composed and analytical (where shrinkage moves from, besides f).
 struct HeldOutCorrections {
   std::vector<double> typical, offset;
   std::vector<StepHalves> halves;
@@ -70,6 +69,10 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
 // `kind`: the row's workload kind, which picks an unknown codebase's shrinkage.
 double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
                                const std::string& kind);
+// The same as factors on the row's composed halves (Shrinkage::factors, times its codebase's offset
+// when its fold trained on the codebase).
+HalfFactors held_out_factors(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
+                             const std::string& kind);
 
 // Shrinkage fitted on held-out splits' rows of a known (or an unknown) codebase: the grid point with
 // the lowest mean of the splits' MAPE. For an unknown codebase each codebase counts once (a stack

@@ -64,10 +64,9 @@ class SupportSpace {
 // backward, recompute, model-parallel communication, pipeline bubble, loss scaling, host overhead)
 // and what it does (the optimizer step and the exposed data-parallel communication), each as the
 // composed step has it (the learned levels answering where they can) and as the analytical model does.
-// Apart, because the aggregator reads the job as if unsharded: one factor for the whole step, anchored
-// on the unsharded twin, took a sharded job's analytical answer from its twin (a 70B pure-DP job's
-// unsharded optimizer step set it, 5.5 s against its own 9.3 s), anchored on the job itself it moved
-// forward and backward with the sharding.
+// Apart, because the aggregator reads the job as if unsharded: one factor anchored on the unsharded
+// twin gave a sharded job its twin's analytical answer; anchored on the job itself, forward and
+// backward moved with sharding (docs/accuracy.md).
 struct StepHalves {
   double invariant_composed = 0, invariant_analytical = 0;
   double sharded_composed = 0, sharded_analytical = 0;
@@ -82,7 +81,7 @@ struct HalfFactors {
 };
 
 // How much of the learned answer a job gets, in log space between the analytical answer and the
-// learned one (the composed lower levels times the typical correction): max_share * n / (n +
+// learned one (the composed lower levels times the typical correction), half by half (StepHalves): max_share * n / (n +
 // half_support_runs) (n / (n + 0) counts as 1), and extrapolating_share of that when no training run
 // is near or a support feature lies outside the trained range. Shrinking toward the analytical answer,
 // not toward the composed step, makes a level that does not pay where its data ends step aside
@@ -106,7 +105,7 @@ struct Shrinkage {
   // (1 - level_kept) x level)), so share 1 with the level kept is the whole learned answer, share 0 the
   // analytical one, half by half. (When both halves depart alike, L = log(composed / analytical), the
   // step's log factor is share x (f + L - (1 - level_kept) x level) - L.) A half either model puts at
-  // zero keeps its composed time.
+  // zero has no analytical end to move toward: it takes the correction alone.
   HalfFactors factors(const Support& s, double typical, const StepHalves& step, double typical_level) const;
   // log(prediction / composed step) under factors().
   double log_correction(const Support& s, double typical, const StepHalves& step, double typical_level) const;
