@@ -64,9 +64,9 @@ void parse_memory(const YamlReader& doc, JobSpec& j) {
   if (!m) return;
   if (!m->is_map())
     m->fail("expected a mapping {convention, grad_dtype, optimizer_dtype, master_weights, cross_entropy, grad_sync, "
-            "frozen_grads}");
+            "frozen_grads, untie_embeddings}");
   m->check_keys({"convention", "grad_dtype", "optimizer_dtype", "master_weights", "cross_entropy", "grad_sync",
-                 "frozen_grads"});
+                 "frozen_grads", "untie_embeddings"});
   j.memory.cross_entropy = one_of(*m, "cross_entropy", "", cross_entropy_names());
   j.memory.convention = one_of(*m, "convention", "", memory_convention_ids());
   j.memory.grad_dtype = one_of(*m, "grad_dtype", "", {"fp32", "bf16", "fp16"});
@@ -74,6 +74,7 @@ void parse_memory(const YamlReader& doc, JobSpec& j) {
   if (m->has("master_weights")) j.memory.master_weights = m->get_bool("master_weights", true);
   j.memory.grad_sync = one_of(*m, "grad_sync", "", {"micro_batch", "step"});
   j.memory.frozen_grads = m->get_bool("frozen_grads", false);
+  j.memory.untie_embeddings = m->get_bool("untie_embeddings", false);
 }
 
 void parse_finetune(const YamlReader& doc, JobSpec& j) {
@@ -340,6 +341,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     if (!m.cross_entropy.empty()) out << YAML::Key << "cross_entropy" << YAML::Value << m.cross_entropy;
     if (!m.grad_sync.empty()) out << YAML::Key << "grad_sync" << YAML::Value << m.grad_sync;
     if (m.frozen_grads) out << YAML::Key << "frozen_grads" << YAML::Value << true;
+    if (m.untie_embeddings) out << YAML::Key << "untie_embeddings" << YAML::Value << true;
     out << YAML::EndMap;
   }
   if (j.sequences.avg_seq_len > 0) out << YAML::Key << "avg_seq_len" << YAML::Value << j.sequences.avg_seq_len;

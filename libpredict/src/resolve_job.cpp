@@ -246,6 +246,7 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   BuildContext ctx;
   ctx.batch = rj.batch_size;
   ctx.seq_len = rj.seq_len;
+  ctx.untie_embeddings = rj.memory.untie_embeddings;
   try {
     r.workload = build_workload(*r.model, ctx);
   } catch (const InputError& e) {

@@ -156,6 +156,7 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
   if (!c("cross_entropy").empty()) memory.push_back("cross_entropy: " + c("cross_entropy"));
   if (!c("grad_sync").empty()) memory.push_back("grad_sync: " + c("grad_sync"));
   if (c("frozen_grads") == "true") memory.push_back("frozen_grads: true");
+  if (c("untie_embeddings") == "true") memory.push_back("untie_embeddings: true");
   if (!memory.empty()) {
     y << "memory: {";
     for (std::size_t i = 0; i < memory.size(); ++i) y << (i ? ", " : "") << memory[i];

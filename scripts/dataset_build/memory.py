@@ -21,7 +21,7 @@ MEMORY_COLUMNS = [
     "model", "model_as_published", "model_params_b", "params_note", "hf_config_hint",
     "task", "finetune", "lora_rank", "lora_targets", "lora_targets_as_published", "quantized_base",
     "double_quant", "quantized_keeps_inputs", "precision", "precision_as_published", "memory_convention",
-    "cross_entropy", "grad_sync", "frozen_grads", "grad_accum",
+    "cross_entropy", "grad_sync", "frozen_grads", "untie_embeddings", "grad_accum",
     "gpu", "gpu_as_published", "gpu_norm", "gpu_mem_capacity_gb", "num_gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp",
     "sharding", "sharding_as_published", "activation_checkpointing", "activation_checkpointing_as_published",
@@ -211,6 +211,13 @@ def litgpt_stack(rec, origin, method):
             grad_accum)
 
 
+def untie_embeddings(origin, hf_config_hint):
+    """litgpt's GPT has no tied LM head (litgpt/model.py at the config-hub commits and since): its
+    checkpoint converter copies a tied embedding (the hint's "tied emb": Llama 3.2 1B / 3B) into a
+    separate lm_head, held, and for full fine-tuning trained, apart (memory.untie_embeddings)."""
+    return "true" if origin == "litgpt" and "tied emb" in hf_config_hint else ""
+
+
 def cross_entropy(origin, source, compile_published):
     if origin in CHUNKED_CROSS_ENTROPY:
         return "chunked"
@@ -311,6 +318,7 @@ def build(shared, stats=None):
             "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"]),
             "grad_sync": grad_sync,
             "frozen_grads": frozen_grads,
+            "untie_embeddings": untie_embeddings(ORIGIN[repo], rec["hf_config_hint"]),
             "grad_accum": grad_accum,
             "gpu": gpu,
             "gpu_as_published": rec["gpu"],

@@ -66,5 +66,16 @@ class MemoryBuild(unittest.TestCase):
             memory.memory_kind("something else")
 
 
+
+class UntiedEmbeddings(unittest.TestCase):
+    """Synthetic hints (not measurements): only what untie_embeddings reads."""
+
+    def test_litgpt_keeps_an_lm_head_of_its_own_for_a_tied_model(self):
+        hint = "llama; hidden 2048, layers 16, heads 32, kv_heads 8, ffn 8192, vocab 128256, tied emb"
+        self.assertEqual(memory.untie_embeddings("litgpt", hint), "true")
+        self.assertEqual(memory.untie_embeddings("torchtune", hint), "")
+        self.assertEqual(memory.untie_embeddings("litgpt", "llama; hidden 4096, vocab 32000"), "")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -389,6 +389,29 @@ TEST_CASE("FSDP no_sync accumulation keeps whole gradients; flat parameters give
   CHECK_THAT(e, Catch::Contains("memory.grad_sync"));
 }
 
+TEST_CASE("memory.untie_embeddings: a framework's own LM head for a tied model is held and trained apart",
+          "[llm][memory]") {
+  // Llama 3.2 1B ties its LM head to the token table (128256 x 2048); litgpt keeps a copy of its own.
+  const double head = 128256.0 * 2048;
+  const std::string pure = "memory: {convention: pure}\n";
+  const auto tied = predict(llm_job("llama3.2-1b", 1, pure, "bf16", "a10", 512));
+  const auto untied = predict(llm_job("llama3.2-1b", 1, "memory: {convention: pure, untie_embeddings: true}\n", "bf16", "a10", 512));
+  CHECK(untied.memory.weights - tied.memory.weights == Approx(2 * head));       // BF16
+  CHECK(untied.memory.gradients - tied.memory.gradients == Approx(2 * head));   // trained: a BF16 gradient
+  CHECK(untied.memory.optimizer_state > tied.memory.optimizer_state);          // and Adam's moments
+  CHECK(untied.breakdown.optimizer > tied.breakdown.optimizer);
+  // Frozen under LoRA: the copy is a weight and nothing else.
+  const std::string lora = "finetune: {method: lora, rank: 8, targets: [attention]}\n";
+  const auto lora_tied = predict(llm_job("llama3.2-1b", 1, lora + pure, "bf16", "a10", 512));
+  const auto lora_untied =
+      predict(llm_job("llama3.2-1b", 1, lora + "memory: {convention: pure, untie_embeddings: true}\n", "bf16", "a10", 512));
+  CHECK(lora_untied.memory.weights - lora_tied.memory.weights == Approx(2 * head));
+  CHECK(lora_untied.memory.gradients == Approx(lora_tied.memory.gradients));
+  // An untied model has nothing to untie.
+  CHECK(predict(llm_job("llama3-8b", 1, "memory: {untie_embeddings: true}\n")).memory.weights ==
+        Approx(predict(llm_job("llama3-8b", 1, "")).memory.weights));
+}
+
 TEST_CASE("FSDP traffic is overlapped but not free; one GPU has none", "[llm][step]") {
   const auto fsdp = predict(llm_job("llama3-8b", 8, "sharding: fsdp\n", "bf16", "h100-sxm5-80gb", 4096, 8));
   CHECK(fsdp.breakdown.dp_communication > 0);

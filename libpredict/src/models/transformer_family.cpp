@@ -273,7 +273,8 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
       g.norm("mlm_norm", rows * d.hidden, d.hidden);
     }
     // Tied embeddings share the weight: count the GEMM, not the parameters again.
-    column(g.linear("lm_head", rows, d.hidden, d.head_vocab, false, true, /*shared_weight=*/d.tie_embeddings));
+    const bool tied = d.tie_embeddings && !ctx.untie_embeddings;
+    column(g.linear("lm_head", rows, d.hidden, d.head_vocab, false, true, /*shared_weight=*/tied));
     g.loss("lm_loss", rows, d.head_vocab);
     if (head == "mlm") g.linear("nsp_head", B, d.hidden, 2, true);
   } else if (head == "span") {

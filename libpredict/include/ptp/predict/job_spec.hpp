@@ -79,9 +79,12 @@ struct MemorySpec {
   // Frozen weights get gradients too: FSDP1 flat parameters (use_orig_params) that mix frozen and
   // trainable weights allocate a gradient for the whole flat parameter (pytorch #91167).
   bool frozen_grads = false;
+  // The framework keeps an LM head of its own where the model ties it to the token table: litgpt's
+  // GPT has no tying, its checkpoint converter copies a tied embedding into lm_head (Llama 3.2 1B / 3B).
+  bool untie_embeddings = false;
   bool any() const {
     return !convention.empty() || !grad_dtype.empty() || !optimizer_dtype.empty() || master_weights ||
-           !cross_entropy.empty() || !grad_sync.empty() || frozen_grads;
+           !cross_entropy.empty() || !grad_sync.empty() || frozen_grads || untie_embeddings;
   }
 };
 

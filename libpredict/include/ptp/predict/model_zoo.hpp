@@ -16,6 +16,7 @@ struct BuildContext {
   double batch = 0;      // micro-batch per GPU in samples
   int seq_len = 0;       // 0 when the job gives none
   int depth = 0;         // nesting depth of composite models
+  bool untie_embeddings = false;  // the job's memory.untie_embeddings: an LM head apart from a tied table
 };
 
 struct ModelDesc {
