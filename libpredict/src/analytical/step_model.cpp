@@ -181,7 +181,9 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   const double m = l.microbatches;
   auto& b = out.breakdown;
   b.precision_casts = m * t.casts;
-  b.framework_overhead = m * ((t.fwd - t.casts - t.gpu_fwd) + (t.bwd - t.bwd_casts - t.gpu_bwd));
+  // Host time not hidden behind GPU work: a difference of sums, so where the GPU hides it all it can
+  // come out a rounding error below zero.
+  b.framework_overhead = std::max(0.0, m * ((t.fwd - t.casts - t.gpu_fwd) + (t.bwd - t.bwd_casts - t.gpu_bwd)));
   b.forward = m * t.fwd;
   b.backward = m * t.bwd;
   b.recompute = m * t.recompute;
