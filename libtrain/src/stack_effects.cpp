@@ -101,17 +101,24 @@ double log_correction_under(const HeldOutCorrections& h, std::size_t i, const Sh
 }
 }  // namespace
 
+namespace {
+// The shrinkage row i gets: the known one when its fold trained on its codebase, else its kind's.
+const Shrinkage& shrinkage_of(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
+                              const std::string& kind) {
+  return std::isfinite(h.offset[i]) ? s.known : s.of_unknown(kind);
+}
+}  // namespace
+
 double held_out_log_correction(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
                                const std::string& kind) {
   if (!std::isfinite(h.typical[i])) return std::nan("");
-  return log_correction_under(h, i, std::isfinite(h.offset[i]) ? s.known : s.of_unknown(kind));
+  return log_correction_under(h, i, shrinkage_of(h, i, s, kind));
 }
 
 HalfFactors held_out_factors(const HeldOutCorrections& h, std::size_t i, const CorrectionShrinkage& s,
                              const std::string& kind) {
-  const bool known = std::isfinite(h.offset[i]);
-  HalfFactors k = (known ? s.known : s.of_unknown(kind)).factors(h.support[i], h.typical[i], h.halves[i], h.level[i]);
-  const double offset = known ? std::exp(h.offset[i]) : 1.0;
+  HalfFactors k = shrinkage_of(h, i, s, kind).factors(h.support[i], h.typical[i], h.halves[i], h.level[i]);
+  const double offset = std::isfinite(h.offset[i]) ? std::exp(h.offset[i]) : 1.0;
   k.invariant *= offset;
   k.sharded *= offset;
   return k;

@@ -317,7 +317,7 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.halves);
   std::vector<CalibrationEvalRow> eval_rows;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (!std::isfinite(held_out_log_correction(h, i, shrinkage, t.kinds[i]))) continue;
+    if (!std::isfinite(h.typical[i])) continue;  // a row no fold held out
     // The parts ptp-predict would calibrate: the composed step with each half at its held-out factor.
     Prediction corrected = rows[i].composed_step;
     const HalfFactors k = held_out_factors(h, i, shrinkage, t.kinds[i]);
