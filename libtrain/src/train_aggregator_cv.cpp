@@ -18,9 +18,11 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
   for (const auto& r : rows) {
     x.add_row(r.features);
     blind_x.add_row(r.blind_features);
-    y.push_back(static_cast<float>(std::log(r.record->step_time_s / r.composed)));
-    blind_y.push_back(static_cast<float>(std::log(r.record->step_time_s / r.blind_composed)));
-    measured.push_back(r.record->step_time_s);
+    const double uncapped = r.record->step_time_s / r.power_stretch;
+    y.push_back(static_cast<float>(std::log(uncapped / r.composed)));
+    blind_y.push_back(static_cast<float>(std::log(uncapped / r.blind_composed)));
+    measured.push_back(uncapped);
+    power_stretch.push_back(r.power_stretch);
     analytical.push_back(r.analytical);
     composed.push_back(r.composed);
     halves.push_back(r.halves);

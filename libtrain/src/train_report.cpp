@@ -190,9 +190,11 @@ std::string predictions_csv(const std::vector<RunRow>& rows, const AggregatorTab
       std::snprintf(b, sizeof b, "%.6g", v);
       return std::string(b);
     };
-    auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(oof_columns.at(n)[i]) : std::string(); };
-    csv += csv_line({t.keys[i], t.models[i], t.gpus[i], t.precisions[i], std::to_string(t.num_gpus[i]), g(t.measured[i]),
-                     g(t.analytical[i]), g(rows[i].compute_only), g(t.composed[i]), g(rows[i].learned_share), t.codebases[i],
+    // In seconds as ptp-predict prints them: the levels' uncapped steps times the GPU's power-cap stretch.
+    const double f = t.power_stretch[i];
+    auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(f * oof_columns.at(n)[i]) : std::string(); };
+    csv += csv_line({t.keys[i], t.models[i], t.gpus[i], t.precisions[i], std::to_string(t.num_gpus[i]), g(f * t.measured[i]),
+                     g(f * t.analytical[i]), g(f * rows[i].compute_only), g(f * t.composed[i]), g(rows[i].learned_share), t.codebases[i],
                      col("kfold"), col("leave_one_model_out"), col("leave_one_gpu_out"), col("scale_extrapolation"),
                      col("leave_one_codebase_out"), col("leave_one_precision_out")});
   }

@@ -12,6 +12,7 @@
 
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/calibration.hpp"
+#include "ptp/predict/energy.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/train/energy_evaluation.hpp"
@@ -73,14 +74,14 @@ std::string format_g(double v) {
 
 void export_aggregator_rows(const std::string& path, const std::vector<RunRow>& rows) {
   std::vector<std::string> header = {"run_id", "codebase", "stack", "model", "gpu", "precision", "num_gpus",
-                                     "measured_s", "analytical_s", "composed_s"};
+                                     "measured_s", "power_stretch", "analytical_s", "composed_s"};
   const auto& names = run_feature_names(false);
   header.insert(header.end(), names.begin(), names.end());
   std::string csv = csv_line(header);
   for (const auto& r : rows) {
     std::vector<std::string> cells = {r.record->run_id, r.record->codebase, r.record->stack, r.model, r.gpu, r.precision,
                                       std::to_string(r.job.job.cluster.num_gpus), format_g(r.record->step_time_s),
-                                      format_g(r.analytical), format_g(r.composed)};
+                                      format_g(r.power_stretch), format_g(r.analytical), format_g(r.composed)};
     for (float f : r.features) cells.push_back(format_g(f));
     csv += csv_line(cells);
   }
@@ -130,7 +131,9 @@ void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, in
     LearnedMemo memo;
     for (std::size_t i = static_cast<std::size_t>(w); i < rows.size(); i += static_cast<std::size_t>(workers)) {
       RunRow& row = rows[i];
-      row.analytical = predict_analytical(row.job, analytical_k).iteration_s;
+      const Prediction analytical = predict_analytical(row.job, analytical_k);
+      row.analytical = analytical.iteration_s;
+      row.power_stretch = power_limit_stretch(row.job, analytical);
       row.compute_only = compose_learned(row.job, analytical_k, {levels.compute, nullptr}, memo).step.iteration_s;
       LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
       LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);

@@ -76,6 +76,9 @@ struct RunRow {
   double analytical = 0, composed = 0, blind_composed = 0;
   double compute_only = 0;  // learned compute level, analytical communication, no aggregator
   double learned_share = 0;  // compute_learned_share of the composed step
+  // The GPU's power cap stretches the step by this (power_limit_stretch; 1: uncapped). Every level
+  // predicts the uncapped step, so a run measured under a cap is learned as measured / stretch.
+  double power_stretch = 1;
   std::vector<float> features, blind_features;
   // Where shrinkage starts from (AggregatorRowValues::halves), and its blind twin's.
   StepHalves halves, blind_halves;
@@ -88,7 +91,8 @@ struct RunRow {
 struct AggregatorTable {
   DenseMatrix x, blind_x;
   std::vector<float> y, blind_y;
-  std::vector<double> measured, analytical, composed;
+  std::vector<double> measured, analytical, composed;  // measured: uncapped (RunRow::power_stretch)
+  std::vector<double> power_stretch;
   // Where the shrinkage toward the analytical answer starts: each run's step halves, composed and
   // analytical (AggregatorRowValues::halves), and its precision-blind twin's.
   std::vector<StepHalves> halves, blind_halves;

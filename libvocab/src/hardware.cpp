@@ -126,7 +126,7 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
   const std::string& path = doc.file();
   doc.check_keys({"id", "name", "aliases", "architecture", "chip", "compute_capability", "form_factor", "sms",
                   "boost_clock_mhz", "memory_gib", "memory_type", "memory_bandwidth_gbs", "l2_cache_mb", "tdp_w",
-                  "idle_w", "power_limit_min_w", "power_limit_max_w", "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "price", "source", "notes"});
+                  "idle_w", "power_limit_min_w", "power_limit_max_w", "default_power_limit_w", "peak_tflops", "intra_node", "pcie_gen", "default_inter_node", "launch_year", "price", "source", "notes"});
   GpuSpec g;
   g.id = doc.get_string("id");
   check_id_matches_file(doc, g.id, path);
@@ -148,12 +148,19 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
   g.idle_w = doc.get_number("idle_w", 1, 5000, 0);
   g.power_limit_min_w = doc.get_number("power_limit_min_w", 1, 5000, 0);
   g.power_limit_max_w = doc.get_number("power_limit_max_w", 1, 5000, 0);
+  g.default_power_limit_w = doc.get_number("default_power_limit_w", 1, 5000, 0);
   // The power model needs idle < min cap <= max cap <= TDP-scale values that agree with each other.
   if (g.idle_w > 0 && g.tdp_w > 0 && g.idle_w >= g.tdp_w) doc.child("idle_w").fail("must be below tdp_w");
   if (g.power_limit_max_w > 0 && g.power_limit_min_w > g.power_limit_max_w)
     doc.child("power_limit_min_w").fail("must not exceed power_limit_max_w");
   if (g.power_limit_min_w > 0 && g.tdp_w > 0 && g.power_limit_max_w <= 0 && g.power_limit_min_w > g.tdp_w)
     doc.child("power_limit_min_w").fail("must not exceed tdp_w (the default maximum)");
+  if (g.default_power_limit_w > 0) {
+    const double hi = g.power_limit_max_w > 0 ? g.power_limit_max_w : g.tdp_w;
+    if (!(g.tdp_w > 0)) doc.child("default_power_limit_w").fail("needs tdp_w (the cap is modelled relative to it)");
+    if (g.default_power_limit_w > hi || (g.power_limit_min_w > 0 && g.default_power_limit_w < g.power_limit_min_w))
+      doc.child("default_power_limit_w").fail("must lie in the power-limit range (power_limit_min_w .. power_limit_max_w or tdp_w)");
+  }
   auto peaks = doc.child("peak_tflops");
   peaks.expect_map();
   for (const auto& key : peaks.keys()) g.peak_tflops[key] = peaks.get_number(key, 0, 1e6);

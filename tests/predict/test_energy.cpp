@@ -9,7 +9,9 @@
 #include "ptp/predict/energy_output.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/output.hpp"
+#include "ptp/predict/analytical.hpp"
 #include "ptp/predict/predictor.hpp"
+#include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 
@@ -108,6 +110,41 @@ TEST_CASE("a power cap stretches the step and lowers energy; the default cap cha
   low.replace(low.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 150\n");
   CHECK_THROWS_WITH(predict(low), Catch::Contains("job.yaml:9:18: cluster.power_limit_w: value 150 W outside "
                                                   "h100-sxm5-80gb's power-limit range 231 W to 700 W"));
+}
+
+TEST_CASE("a GPU whose catalog ships a power limit runs capped unless the job sets its own", "[energy]") {
+  // h100-sxm5-96gb: Meta's Grand Teton H100s, 700 W parts run at 500 W (the published runs' limit).
+  const GpuSpec g = parse_gpu_spec(configs() + "/gpus/h100-sxm5-96gb.yaml");
+  REQUIRE(g.default_power_limit_w == 500);
+  REQUIRE(g.tdp_w == 700);
+  std::string on96 = kLlm;
+  on96.replace(on96.find("h100-sxm5-80gb"), 14, "h100-sxm5-96gb");
+  const auto by_default = predict(on96);
+  CHECK(by_default.energy.power_limit_w == 500);
+  std::string explicit500 = on96, uncapped = on96;
+  explicit500.replace(explicit500.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 500\n");
+  uncapped.replace(uncapped.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 700\n");
+  const auto at500 = predict(explicit500), at700 = predict(uncapped);
+  CHECK(by_default.iteration_s == Approx(at500.iteration_s).epsilon(1e-12));
+  CHECK(by_default.iteration_s > at700.iteration_s * 1.03);
+  CHECK(at700.energy.power_limit_w == 700);
+  // The trainer's reading of a run measured on this GPU: the stretch of its uncapped prediction.
+  const Catalogs catalogs(configs());  // the resolved jobs point into it
+  const ResolvedJob job = resolve_job(parse(on96), catalogs);
+  const Prediction raw = predict_analytical(job, AnalyticalConstants{});
+  CHECK(power_limit_stretch(job, raw) == Approx(by_default.iteration_s / at700.iteration_s).epsilon(1e-9));
+  const ResolvedJob on80 = resolve_job(parse(kLlm), catalogs);
+  CHECK(power_limit_stretch(on80, predict_analytical(on80, AnalyticalConstants{})) == 1.0);
+}
+
+TEST_CASE("a catalog power limit outside the GPU's range is refused, naming the field", "[energy]") {
+  const std::string base =
+      "id: x\nname: X\narchitecture: hopper\ncompute_capability: 9.0\nsms: 132\nboost_clock_mhz: 1980\n"
+      "memory_gib: 80\nmemory_bandwidth_gbs: 3350\ntdp_w: 700\npeak_tflops: {fp32: 66.9}\n"
+      "intra_node: {kind: nvlink4, bandwidth_gbs: 450}\n";
+  CHECK(parse_gpu_spec(YamlReader::load_string(base + "default_power_limit_w: 500\n", "x.yaml")).default_power_limit_w == 500);
+  CHECK_THROWS_WITH(parse_gpu_spec(YamlReader::load_string(base + "default_power_limit_w: 800\n", "x.yaml")),
+                    Catch::Contains("default_power_limit_w") && Catch::Contains("power-limit range"));
 }
 
 // The Zeus trace's median trade-off for jobs drawing >= 0.8 TDP uncapped (shared/data/power/README.md,

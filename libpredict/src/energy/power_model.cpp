@@ -98,12 +98,21 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
   if (j.energy.host_w_per_gpu) e.host_w_per_gpu = *j.energy.host_w_per_gpu, e.host_default = false;
   if (j.energy.grid_gco2_per_kwh) e.grid_gco2_per_kwh = *j.energy.grid_gco2_per_kwh, e.has_carbon = true;
 
+  double cap = 0;
+  std::string cap_name;
   if (j.cluster.power_limit_w) {
-    const double cap = *j.cluster.power_limit_w, lo = gpu_power_limit_min_w(g), hi = gpu_power_limit_max_w(g);
+    cap = *j.cluster.power_limit_w;
+    const double lo = gpu_power_limit_min_w(g), hi = gpu_power_limit_max_w(g);
     if (cap < lo || cap > hi)
       throw InputError(j.file, j.cluster.power_limit_line, j.cluster.power_limit_column, "cluster.power_limit_w",
                        "value " + fmt_w(cap) + " outside " + g.id + "'s power-limit range " + fmt_w(lo) + " to " +
                            fmt_w(hi) + (g.power_limit_min_w > 0 ? "" : " (minimum derived: 0.33 x TDP)"));
+    cap_name = "cluster.power_limit_w " + fmt_w(cap);
+  } else if (g.default_power_limit_w > 0 && g.default_power_limit_w < g.tdp_w) {
+    cap = g.default_power_limit_w;
+    cap_name = g.id + " runs capped at " + fmt_w(cap) + " of its " + fmt_w(g.tdp_w) + " TDP (catalog default_power_limit_w)";
+  }
+  if (cap > 0) {
     e.power_limit_w = cap;
     const auto w = uncapped(g.tdp_w, e.idle_w);
     const double sc = stretch(w.compute_w, cap, pm::kCapTimeExponent);
@@ -138,13 +147,20 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
       for (double* v : {&p.samples_per_second, &p.tokens_per_second, &p.tokens_per_second_per_gpu, &p.mfu,
                         &p.mfu_precision_peak})
         *v /= f;
-      p.warnings.push_back("cluster.power_limit_w " + fmt_w(cap) + ": step x" + std::to_string(f).substr(0, 5) +
+      p.warnings.push_back(cap_name + ": step x" + std::to_string(f).substr(0, 5) +
                            " (power-cap what-if, fitted on the Zeus power-limit trace; " +
                            (cap < 0.5 * g.tdp_w ? "below 0.5 x TDP the fit underestimates the slowdown"
                                                 : "4-9 % error at caps >= 0.5 x TDP") + ")");
     }
   }
   update_energy(p);
+}
+
+double power_limit_stretch(const ResolvedJob& job, const Prediction& p) {
+  if (!p.valid || !(p.iteration_s > 0)) return 1.0;
+  Prediction capped = p;
+  apply_power_model(job, capped);
+  return capped.iteration_s / p.iteration_s;
 }
 
 }  // namespace ptp

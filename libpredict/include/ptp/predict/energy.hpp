@@ -86,5 +86,8 @@ double gpu_power_limit_max_w(const GpuSpec& g);
 void apply_power_model(const ResolvedJob& job, Prediction& p);
 // Recomputes p.energy from p's (possibly recalibrated) breakdown with the inputs it already holds.
 void update_energy(Prediction& p);
+// How much the job's power cap (its own, or its GPU's catalog default) stretches this uncapped
+// prediction: 1 when nothing caps it. The trainer divides runs measured under a cap by it.
+double power_limit_stretch(const ResolvedJob& job, const Prediction& p);
 
 }  // namespace ptp

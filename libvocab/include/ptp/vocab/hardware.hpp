@@ -36,6 +36,10 @@ struct GpuSpec {
   // power cap (max: TDP). 0 where no public figure is known: ptp::gpu_idle_w and friends
   // (libpredict energy.hpp) then derive them from TDP by a stated rule.
   double idle_w = 0, power_limit_min_w = 0, power_limit_max_w = 0;
+  // The cap the board runs under when the job sets none, where a system ships one below TDP (Meta's
+  // Grand Teton H100s run at 500 of 700 W). 0: uncapped. Published runs on such a system were
+  // measured under it, so the power-cap what-if applies to them as to a job's own cap.
+  double default_power_limit_w = 0;
   std::map<std::string, double> peak_tflops;  // dense peaks by math mode
   std::string intra_kind;
   double intra_bandwidth_gbs = 0;  // per GPU, one direction
