@@ -19,6 +19,7 @@
 #include "analytical/parallelism.hpp"
 #include "eval_rows.hpp"
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/energy.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/vocab/error.hpp"
 
@@ -145,7 +146,9 @@ int main(int argc, char** argv) {
       Prediction p;
       try {
         const auto job = parse_job_spec(YamlReader::load_string(e.job_yaml, name));
-        p = predict_analytical(resolve_job(job, catalogs), k, pk);
+        const ResolvedJob resolved = resolve_job(job, catalogs);
+        p = predict_analytical(resolved, k, pk);
+        apply_power_model(resolved, p);  // as ptp-predict --analytical: a GPU's default power cap applies
       } catch (const InputError& err) {
         std::string what = err.what();
         ++skipped["layout rejected by validation"];
