@@ -23,7 +23,7 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
     blind_y.push_back(static_cast<float>(std::log(uncapped / r.blind_composed)));
     measured.push_back(uncapped);
     power_stretch.push_back(r.power_stretch);
-    analytical.push_back(r.analytical);
+    analytical.push_back(r.analytical * r.analytical_stretch / r.power_stretch);  // its error as printed, in this frame
     composed.push_back(r.composed);
     halves.push_back(r.halves);
     blind_halves.push_back(r.blind_halves);

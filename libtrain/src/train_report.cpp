@@ -190,7 +190,9 @@ std::string predictions_csv(const std::vector<RunRow>& rows, const AggregatorTab
       std::snprintf(b, sizeof b, "%.6g", v);
       return std::string(b);
     };
-    // In seconds as ptp-predict prints them: the levels' uncapped steps times the GPU's power-cap stretch.
+    // In real seconds: the levels' uncapped steps times the GPU's power-cap stretch (analytical_s is
+    // then exactly ptp-predict --analytical's answer; the learned columns use the composed step's
+    // stretch, which ptp-predict's own, taken on its learned answer, matches to within its phases).
     const double f = t.power_stretch[i];
     auto col = [&](const std::string& n) { return oof_columns.count(n) ? g(f * oof_columns.at(n)[i]) : std::string(); };
     csv += csv_line({t.keys[i], t.models[i], t.gpus[i], t.precisions[i], std::to_string(t.num_gpus[i]), g(f * t.measured[i]),

@@ -73,16 +73,20 @@ std::string format_g(double v) {
 }
 
 void export_aggregator_rows(const std::string& path, const std::vector<RunRow>& rows) {
+  // Seconds in the levels' uncapped frame (measured / power_stretch, as the aggregator learns them);
+  // the stretch is the last column, so the feature columns keep their places.
   std::vector<std::string> header = {"run_id", "codebase", "stack", "model", "gpu", "precision", "num_gpus",
-                                     "measured_s", "power_stretch", "analytical_s", "composed_s"};
+                                     "measured_s", "analytical_s", "composed_s"};
   const auto& names = run_feature_names(false);
   header.insert(header.end(), names.begin(), names.end());
+  header.push_back("power_stretch");
   std::string csv = csv_line(header);
   for (const auto& r : rows) {
     std::vector<std::string> cells = {r.record->run_id, r.record->codebase, r.record->stack, r.model, r.gpu, r.precision,
-                                      std::to_string(r.job.job.cluster.num_gpus), format_g(r.record->step_time_s),
-                                      format_g(r.power_stretch), format_g(r.analytical), format_g(r.composed)};
+                                      std::to_string(r.job.job.cluster.num_gpus), format_g(r.record->step_time_s / r.power_stretch),
+                                      format_g(r.analytical * r.analytical_stretch / r.power_stretch), format_g(r.composed)};
     for (float f : r.features) cells.push_back(format_g(f));
+    cells.push_back(format_g(r.power_stretch));
     csv += csv_line(cells);
   }
   write_file_atomically(path, csv);
@@ -133,12 +137,13 @@ void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, in
       RunRow& row = rows[i];
       const Prediction analytical = predict_analytical(row.job, analytical_k);
       row.analytical = analytical.iteration_s;
-      row.power_stretch = power_limit_stretch(row.job, analytical);
+      row.analytical_stretch = power_limit_stretch(row.job, analytical);
       row.compute_only = compose_learned(row.job, analytical_k, {levels.compute, nullptr}, memo).step.iteration_s;
       LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
       LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);
       row.composed = composed.step.iteration_s;
       row.composed_step = composed.step;
+      row.power_stretch = power_limit_stretch(row.job, composed.step);
       row.learned_share = composed.step.compute_learned_share;
       row.blind_composed = blind.step.iteration_s;
       row.features = std::move(composed.aggregator_row);

@@ -76,9 +76,11 @@ struct RunRow {
   double analytical = 0, composed = 0, blind_composed = 0;
   double compute_only = 0;  // learned compute level, analytical communication, no aggregator
   double learned_share = 0;  // compute_learned_share of the composed step
-  // The GPU's power cap stretches the step by this (power_limit_stretch; 1: uncapped). Every level
-  // predicts the uncapped step, so a run measured under a cap is learned as measured / stretch.
-  double power_stretch = 1;
+  // The GPU's power cap stretches the step by this (power_limit_stretch of the composed step, as
+  // ptp-predict stretches its learned answer; 1: uncapped). Every level predicts the uncapped step,
+  // so a run measured under a cap is learned as measured / stretch. The analytical answer's own
+  // stretch differs a little (its phases differ): analytical_stretch.
+  double power_stretch = 1, analytical_stretch = 1;
   std::vector<float> features, blind_features;
   // Where shrinkage starts from (AggregatorRowValues::halves), and its blind twin's.
   StepHalves halves, blind_halves;

@@ -156,10 +156,12 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
   if (g.power_limit_min_w > 0 && g.tdp_w > 0 && g.power_limit_max_w <= 0 && g.power_limit_min_w > g.tdp_w)
     doc.child("power_limit_min_w").fail("must not exceed tdp_w (the default maximum)");
   if (g.default_power_limit_w > 0) {
-    const double hi = g.power_limit_max_w > 0 ? g.power_limit_max_w : g.tdp_w;
     if (!(g.tdp_w > 0)) doc.child("default_power_limit_w").fail("needs tdp_w (the cap is modelled relative to it)");
-    if (g.default_power_limit_w > hi || (g.power_limit_min_w > 0 && g.default_power_limit_w < g.power_limit_min_w))
-      doc.child("default_power_limit_w").fail("must lie in the power-limit range (power_limit_min_w .. power_limit_max_w or tdp_w)");
+    const double hi = g.power_limit_max_w > 0 ? g.power_limit_max_w : g.tdp_w;
+    const double lo = g.power_limit_min_w > 0 ? g.power_limit_min_w : kDerivedMinPowerLimitShareOfTdp * g.tdp_w;
+    if (g.default_power_limit_w > hi || g.default_power_limit_w < lo)
+      doc.child("default_power_limit_w")
+          .fail("must lie in the power-limit range (power_limit_min_w, else 0.33 x tdp_w, .. power_limit_max_w, else tdp_w)");
   }
   auto peaks = doc.child("peak_tflops");
   peaks.expect_map();

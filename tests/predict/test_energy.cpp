@@ -121,6 +121,7 @@ TEST_CASE("a GPU whose catalog ships a power limit runs capped unless the job se
   on96.replace(on96.find("h100-sxm5-80gb"), 14, "h100-sxm5-96gb");
   const auto by_default = predict(on96);
   CHECK(by_default.energy.power_limit_w == 500);
+  CHECK(by_default.energy.power_limit_from_catalog);
   std::string explicit500 = on96, uncapped = on96;
   explicit500.replace(explicit500.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 500\n");
   uncapped.replace(uncapped.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 700\n");
@@ -128,6 +129,7 @@ TEST_CASE("a GPU whose catalog ships a power limit runs capped unless the job se
   CHECK(by_default.iteration_s == Approx(at500.iteration_s).epsilon(1e-12));
   CHECK(by_default.iteration_s > at700.iteration_s * 1.03);
   CHECK(at700.energy.power_limit_w == 700);
+  CHECK_FALSE(at700.energy.power_limit_from_catalog);
   // The trainer's reading of a run measured on this GPU: the stretch of its uncapped prediction.
   const Catalogs catalogs(configs());  // the resolved jobs point into it
   const ResolvedJob job = resolve_job(parse(on96), catalogs);
@@ -144,6 +146,9 @@ TEST_CASE("a catalog power limit outside the GPU's range is refused, naming the 
       "intra_node: {kind: nvlink4, bandwidth_gbs: 450}\n";
   CHECK(parse_gpu_spec(YamlReader::load_string(base + "default_power_limit_w: 500\n", "x.yaml")).default_power_limit_w == 500);
   CHECK_THROWS_WITH(parse_gpu_spec(YamlReader::load_string(base + "default_power_limit_w: 800\n", "x.yaml")),
+                    Catch::Contains("default_power_limit_w") && Catch::Contains("power-limit range"));
+  // Below the derived minimum (0.33 x 700 W = 231 W): a job's cap there is refused, so is the catalog's.
+  CHECK_THROWS_WITH(parse_gpu_spec(YamlReader::load_string(base + "default_power_limit_w: 150\n", "x.yaml")),
                     Catch::Contains("default_power_limit_w") && Catch::Contains("power-limit range"));
 }
 

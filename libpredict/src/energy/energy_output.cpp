@@ -40,6 +40,8 @@ nlohmann::json energy_json(const EnergyEstimate& e) {
             {"other", {{"seconds", e.other_s}, {"board_w", e.wait_w}}}}},
           {"gpu", {{"tdp_w", e.tdp_w}, {"idle_w", e.idle_w}, {"idle_w_derived", e.idle_derived}}},
           {"power_limit_w", or_null(e.power_limit_w > 0, e.power_limit_w)},
+          {"power_limit_source", e.power_limit_w > 0 ? nlohmann::json(e.power_limit_from_catalog ? "gpu catalog default" : "job")
+                                                     : nlohmann::json(nullptr)},
           {"step_stretch", e.step_stretch},
           {"host_w_per_gpu", or_null(!e.host_default, e.host_w_per_gpu)},
           {"node_basis", e.host_default ? "default: boards are 70 % of node power (Zeus)" : "boards + host_w_per_gpu"},
@@ -63,7 +65,8 @@ std::string energy_text(const Prediction& p) {
                   fmt("%.0f", e.wait_w) + " W" + (e.idle_derived ? ", derived" : "") + "); " +
                   joules(e.board_j_per_step) + " per step for " + std::to_string(p.num_gpus) + " GPU" +
                   (p.num_gpus > 1 ? "s" : "");
-  if (e.power_limit_w > 0) o += "; capped at " + fmt("%.0f W", e.power_limit_w);
+  if (e.power_limit_w > 0)
+    o += "; capped at " + fmt("%.0f W", e.power_limit_w) + (e.power_limit_from_catalog ? " (the GPU's default limit)" : "");
   o += "\n";
   if (e.has_run) {
     o += "           run " + kwh(e.board_kwh) + " boards, " + kwh(e.node_kwh) + " node" +

@@ -110,6 +110,7 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
     cap_name = "cluster.power_limit_w " + fmt_w(cap);
   } else if (g.default_power_limit_w > 0 && g.default_power_limit_w < g.tdp_w) {
     cap = g.default_power_limit_w;
+    e.power_limit_from_catalog = true;
     cap_name = g.id + " runs capped at " + fmt_w(cap) + " of its " + fmt_w(g.tdp_w) + " TDP (catalog default_power_limit_w)";
   }
   if (cap > 0) {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "ptp/vocab/hardware.hpp"
+
 namespace ptp {
 
 struct GpuSpec;
@@ -23,9 +25,8 @@ namespace power_model {
 // share of TDP where the catalog has no idle_w: the mean of the two measured blocking powers in
 // power.csv (Perseus: A100 83.6 W = 0.28 of 300 W, A40 70.4 W = 0.23 of 300 W).
 inline constexpr double kIdleShareOfTdp = 0.26;
-// Smallest power cap as a share of TDP where the catalog has no power_limit_min_w: the lowest cap the
-// Zeus sweeps set relative to TDP (A40: 100 W of 300 W).
-inline constexpr double kMinLimitShareOfTdp = 0.33;
+// Smallest power cap as a share of TDP where the catalog has no power_limit_min_w (hardware.hpp).
+inline constexpr double kMinLimitShareOfTdp = kDerivedMinPowerLimitShareOfTdp;
 // Share of the dynamic range (TDP - idle) drawn while compute-bound (GEMM / convolution kernels) at
 // default clocks: power.csv rows that are compute-bound at the default cap sit at 0.906 of TDP
 // (median of 16 Perseus BF16 stage profiles at maximum clock, 0.92-1.00, and 38 Zeus ResNet-50 /
@@ -56,7 +57,8 @@ struct EnergyEstimate {
   bool valid = false;
   double tdp_w = 0, idle_w = 0;
   bool idle_derived = false;  // idle_w from kIdleShareOfTdp, not the catalog
-  double power_limit_w = 0;   // the cap the job sets (0: the default, TDP)
+  double power_limit_w = 0;   // the cap in force: the job's, else the GPU's catalog default (0: none, TDP)
+  bool power_limit_from_catalog = false;  // the GPU's default_power_limit_w, not the job's
   double step_stretch = 1;    // the cap's effect on the step (1: none)
   // Per GPU per optimizer step: seconds in each phase and the board power drawn in it.
   double compute_s = 0, memory_s = 0, communication_s = 0, bubble_s = 0, other_s = 0;
@@ -80,9 +82,10 @@ double gpu_idle_w(const GpuSpec& g);
 double gpu_power_limit_min_w(const GpuSpec& g);
 double gpu_power_limit_max_w(const GpuSpec& g);
 
-// cluster.power_limit_w as a what-if: checks it against the GPU's range (InputError at the field's
-// line:column) and stretches the step's compute and memory phases. Then fills p.energy. Called once
-// per prediction after the step is predicted.
+// The power cap in force, cluster.power_limit_w or else the GPU's catalog default_power_limit_w, as
+// a what-if: checks the job's cap against the GPU's range (InputError at the field's line:column) and
+// stretches the step's compute and memory phases. Then fills p.energy. Called once per prediction
+// after the step is predicted.
 void apply_power_model(const ResolvedJob& job, Prediction& p);
 // Recomputes p.energy from p's (possibly recalibrated) breakdown with the inputs it already holds.
 void update_energy(Prediction& p);

@@ -21,6 +21,11 @@ struct GpuPrice {
   bool known() const { return usd_per_gpu_hour > 0; }
 };
 
+// Smallest power cap as a share of TDP where a catalog entry has no power_limit_min_w: the lowest cap
+// the Zeus sweeps set relative to TDP (A40: 100 W of 300 W). Read by the catalog's own checks and by
+// libpredict's power model.
+inline constexpr double kDerivedMinPowerLimitShareOfTdp = 0.33;
+
 struct GpuSpec {
   std::string id, name, architecture, chip, form_factor, memory_type, default_inter_node, source;
   std::vector<std::string> aliases;
