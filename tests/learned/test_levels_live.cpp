@@ -13,11 +13,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "ptp/predict/energy.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/train/trainer.hpp"
 #include "ptp/vocab/csv.hpp"
+#include "ptp/vocab/hardware.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
@@ -49,10 +51,10 @@ void slow_down(const std::string& path, const std::string& equals, double factor
   std::ofstream(path, std::ios::trunc) << out;
 }
 
-std::string train_on(const std::string& data) {
+std::string train_on(const std::string& data, const std::string& config_dir = std::string(PTP_SOURCE_DIR) + "/configs") {
   TrainOptions o;
   o.data_dir = data;
-  o.config_dir = std::string(PTP_SOURCE_DIR) + "/configs";
+  o.config_dir = config_dir;
   o.out_dir = ptp::test::temp_dir() + "/bundle";
   o.cross_validate = false;
   o.threads = 1;
@@ -208,4 +210,47 @@ TEST_CASE("a codebase's offset follows its own runs, and only a job naming it mo
   CHECK(std::log(twin.iteration_s / dle.iteration_s) > 0.5 * gap * twin.aggregator_share);
   // A codebase the bundle has no runs of gets no offset.
   CHECK_FALSE(predict_named("somebody-else").support.codebase_known);
+}
+
+// A copy of configs/ whose every GPU with a TDP ships a default power limit at 0.6 x TDP (or its
+// catalog minimum): the fixture's runs then read as measured under that cap.
+std::string capped_configs() {
+  const std::string dir = ptp::test::temp_dir() + "/configs";
+  fs::copy(std::string(PTP_SOURCE_DIR) + "/configs", dir, fs::copy_options::recursive);
+  for (const auto& f : fs::directory_iterator(dir + "/gpus")) {
+    if (f.path().extension() != ".yaml") continue;
+    const GpuSpec g = parse_gpu_spec(f.path().string());
+    if (!(g.tdp_w > 0) || g.default_power_limit_w > 0) continue;
+    const double cap = std::max(0.6 * g.tdp_w, gpu_power_limit_min_w(g));
+    if (cap >= gpu_power_limit_max_w(g)) continue;
+    std::ofstream(f.path(), std::ios::app) << "default_power_limit_w: " << cap << "\n";
+  }
+  return dir;
+}
+
+TEST_CASE("runs measured under their GPU's default power cap are learned as the uncapped step", "[learned][levels]") {
+  // Same runs, same features; only the catalog says the boards ran capped. The trainer divides each
+  // run by its cap's stretch, so the learned correction falls by it (times the job's share), and
+  // ptp-predict stretches the answer back. Were the cap ignored in training, the two bundles' uncapped
+  // answers would be equal and every capped prediction too slow by the stretch again.
+  const std::string fixture = std::string(PTP_SOURCE_DIR) + "/tests/data/train-fixture";
+  const std::string data = ptp::test::temp_dir() + "/data";
+  fs::copy(fixture, data, fs::copy_options::recursive);
+  const std::string plain_dir = std::string(PTP_SOURCE_DIR) + "/configs", capped_dir = capped_configs();
+  const auto plain = LearnedBundle::load(train_on(data, plain_dir));
+  const auto capped = LearnedBundle::load(train_on(data, capped_dir));
+  const Catalogs plain_catalogs(plain_dir), capped_catalogs(capped_dir);
+  const std::string spec = "model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 512\n"
+                           "cluster: {gpu: a100-sxm4-80gb, num_gpus: 8}\n";
+  const auto on_plain = job(spec, plain_catalogs), on_capped = job(spec, capped_catalogs);
+  const double stretch = power_limit_stretch(on_capped, composed(capped, on_capped));
+  REQUIRE(stretch > 1.1);
+  REQUIRE(power_limit_stretch(on_plain, composed(plain, on_plain)) == 1.0);
+  // The bundles' own answers, before ptp-predict's stretch: the capped one is lower by the share of it.
+  const auto a = plain.predict(on_plain, AnalyticalConstants{}), b = capped.predict(on_capped, AnalyticalConstants{});
+  REQUIRE(b.aggregator_share > 0.2);
+  const double expected = -b.aggregator_share * std::log(stretch);
+  const double moved = std::log(b.iteration_s / a.iteration_s);
+  CHECK(moved < 0.5 * expected);
+  CHECK(moved > 1.5 * expected);
 }

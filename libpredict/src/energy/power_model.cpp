@@ -42,6 +42,27 @@ std::string fmt_w(double w) {
   return b;
 }
 
+// The cap in force on a GPU with a TDP: the job's (checked against the GPU's range: InputError at the
+// field), else the catalog's default when it lies below TDP; w = 0 when nothing caps the board.
+struct Cap {
+  double w = 0;
+  bool from_catalog = false;
+};
+Cap cap_in_force(const ResolvedJob& job) {
+  const GpuSpec& g = *job.gpu;
+  const JobSpec& j = job.job;
+  if (j.cluster.power_limit_w) {
+    const double cap = *j.cluster.power_limit_w, lo = gpu_power_limit_min_w(g), hi = gpu_power_limit_max_w(g);
+    if (cap < lo || cap > hi)
+      throw InputError(j.file, j.cluster.power_limit_line, j.cluster.power_limit_column, "cluster.power_limit_w",
+                       "value " + fmt_w(cap) + " outside " + g.id + "'s power-limit range " + fmt_w(lo) + " to " +
+                           fmt_w(hi) + (g.power_limit_min_w > 0 ? "" : " (minimum derived: 0.33 x TDP)"));
+    return {cap, false};
+  }
+  if (g.default_power_limit_w > 0 && g.default_power_limit_w < g.tdp_w) return {g.default_power_limit_w, true};
+  return {};
+}
+
 }  // namespace
 
 void update_energy(Prediction& p) {
@@ -98,21 +119,9 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
   if (j.energy.host_w_per_gpu) e.host_w_per_gpu = *j.energy.host_w_per_gpu, e.host_default = false;
   if (j.energy.grid_gco2_per_kwh) e.grid_gco2_per_kwh = *j.energy.grid_gco2_per_kwh, e.has_carbon = true;
 
-  double cap = 0;
-  std::string cap_name;
-  if (j.cluster.power_limit_w) {
-    cap = *j.cluster.power_limit_w;
-    const double lo = gpu_power_limit_min_w(g), hi = gpu_power_limit_max_w(g);
-    if (cap < lo || cap > hi)
-      throw InputError(j.file, j.cluster.power_limit_line, j.cluster.power_limit_column, "cluster.power_limit_w",
-                       "value " + fmt_w(cap) + " outside " + g.id + "'s power-limit range " + fmt_w(lo) + " to " +
-                           fmt_w(hi) + (g.power_limit_min_w > 0 ? "" : " (minimum derived: 0.33 x TDP)"));
-    cap_name = "cluster.power_limit_w " + fmt_w(cap);
-  } else if (g.default_power_limit_w > 0 && g.default_power_limit_w < g.tdp_w) {
-    cap = g.default_power_limit_w;
-    e.power_limit_from_catalog = true;
-    cap_name = g.id + " runs capped at " + fmt_w(cap) + " of its " + fmt_w(g.tdp_w) + " TDP (catalog default_power_limit_w)";
-  }
+  const Cap in_force = cap_in_force(job);
+  const double cap = in_force.w;
+  e.power_limit_from_catalog = in_force.from_catalog;
   if (cap > 0) {
     e.power_limit_w = cap;
     const auto w = uncapped(g.tdp_w, e.idle_w);
@@ -148,6 +157,9 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
       for (double* v : {&p.samples_per_second, &p.tokens_per_second, &p.tokens_per_second_per_gpu, &p.mfu,
                         &p.mfu_precision_peak})
         *v /= f;
+      const std::string cap_name = in_force.from_catalog ? g.id + " runs capped at " + fmt_w(cap) + " of its " +
+                                                               fmt_w(g.tdp_w) + " TDP (catalog default_power_limit_w)"
+                                                         : "cluster.power_limit_w " + fmt_w(cap);
       p.warnings.push_back(cap_name + ": step x" + std::to_string(f).substr(0, 5) +
                            " (power-cap what-if, fitted on the Zeus power-limit trace; " +
                            (cap < 0.5 * g.tdp_w ? "below 0.5 x TDP the fit underestimates the slowdown"
@@ -158,7 +170,8 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
 }
 
 double power_limit_stretch(const ResolvedJob& job, const Prediction& p) {
-  if (!p.valid || !(p.iteration_s > 0)) return 1.0;
+  // Most jobs run uncapped: no copy of the prediction for them.
+  if (!p.valid || !(p.iteration_s > 0) || !job.gpu || !(job.gpu->tdp_w > 0) || cap_in_force(job).w <= 0) return 1.0;
   Prediction capped = p;
   apply_power_model(job, capped);
   return capped.iteration_s / p.iteration_s;

@@ -9,7 +9,6 @@
 
 namespace ptp {
 
-struct GpuSpec;
 struct Prediction;
 struct ResolvedJob;
 
