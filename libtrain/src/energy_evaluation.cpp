@@ -1,7 +1,8 @@
 // Like with like:
 // * zeus (NSDI'23 trace), uncapped rows (power_limit_w = the GPU's maximum): ResNet-50 / ImageNet,
 //   BERT-base / SQuAD (seq_len 384 assumed: the trace does not state it; 384 is the HF run_qa
-//   default) and NCF: average board power over the epoch against the predicted step average; for
+//   default): average board power over the epoch against the predicted step average; NCF, which is
+//   host-bound, also against the predicted waiting power (catalog idle_w); for
 //   ResNet-50 also energy per step = measured power x batch / measured throughput (the only Zeus
 //   workload with a train-set size, hence a step time).
 // * zeus capped rows of the same configurations: time and energy relative to the uncapped row,
@@ -9,8 +10,9 @@
 // * flopmetrics (Llama-3.2-1B, batch 8): energy of backward + optimizer against the predicted
 //   energy of those phases, and power over kernel time (an upper bound) against the predicted
 //   power of the busy phases.
-// Nothing is fitted here; the constants are energy.hpp's, and the leave-one-source-out tables
-// refit the one constant Zeus shares with another source (the compute-bound activity).
+// Nothing is fitted here; the constants are energy.hpp's and the catalog's, and the
+// leave-one-source-out tables drop what Zeus contributes (the waiting power of the GPUs only Zeus
+// measures) and recompute the compute-bound activity from Perseus alone.
 #include "ptp/train/energy_evaluation.hpp"
 
 #include <algorithm>
@@ -76,9 +78,17 @@ double backward_optimizer_j(const Prediction& p) {
   return bwd * (g * e.compute_w + (1 - g) * e.memory_w) + b.optimizer * e.memory_w + host * e.wait_w;
 }
 
+// Waiting power without Zeus: a GPU's Perseus blocking row where it has one, else the idle share of
+// TDP (the catalog's idle_w of the Zeus GPUs comes from Zeus NCF, so it is not used here).
+double idle_without_zeus(const CsvTable& t, const std::string& gpu, double tdp_w) {
+  for (const auto& r : t.rows())
+    if (t.text(r, "origin") == "perseus_blocking" && t.text(r, "gpu") == gpu) return num(t.text(r, "avg_power_w_per_gpu"));
+  return power_model::kIdleShareOfTdp * tdp_w;
+}
+
 // The compute-bound activity as scripts/fit_power_constants.py fits it, on the Perseus BF16 stage
-// profiles at their maximum SM clock alone (the fit without Zeus): (median power / TDP - idle share)
-// / (1 - idle share).
+// profiles at their maximum SM clock alone (the fit without Zeus): the median over rows of
+// (power - waiting power) / (TDP - waiting power).
 double activity_without_zeus(const CsvTable& t) {
   std::map<std::string, double> top_clock;
   for (const auto& r : t.rows())
@@ -86,25 +96,27 @@ double activity_without_zeus(const CsvTable& t) {
       const std::string k = t.text(r, "gpu") + "|" + t.text(r, "model");
       top_clock[k] = std::max(top_clock[k], num(t.text(r, "sm_clock_mhz")));
     }
-  std::vector<double> share;
+  std::vector<double> activity;
   for (const auto& r : t.rows())
     if (t.text(r, "origin") == "perseus_stage" &&
-        num(t.text(r, "sm_clock_mhz")) == top_clock[t.text(r, "gpu") + "|" + t.text(r, "model")])
-      share.push_back(num(t.text(r, "avg_power_w_per_gpu")) / num(t.text(r, "tdp_w")));
-  if (share.empty()) return NAN;
-  std::sort(share.begin(), share.end());
-  const std::size_t mid = share.size() / 2;
-  const double median = share.size() % 2 ? share[mid] : 0.5 * (share[mid - 1] + share[mid]);
-  namespace pm = power_model;
-  return (median - pm::kIdleShareOfTdp) / (1 - pm::kIdleShareOfTdp);
+        num(t.text(r, "sm_clock_mhz")) == top_clock[t.text(r, "gpu") + "|" + t.text(r, "model")]) {
+      const double tdp = num(t.text(r, "tdp_w")), idle = idle_without_zeus(t, t.text(r, "gpu"), tdp);
+      activity.push_back((num(t.text(r, "avg_power_w_per_gpu")) - idle) / (tdp - idle));
+    }
+  if (activity.empty()) return NAN;
+  std::sort(activity.begin(), activity.end());
+  const std::size_t mid = activity.size() / 2;
+  return activity.size() % 2 ? activity[mid] : 0.5 * (activity[mid - 1] + activity[mid]);
 }
 
-// A prediction's board energy per step had the compute-bound phase drawn at `activity` instead of
-// the shipped constant (uncapped rows only: no cap moves the phase).
-double board_j_with_activity(const Prediction& p, double activity) {
+// A prediction's board energy per step with the compute-bound activity and the waiting power
+// replaced (uncapped rows only: no cap moves a phase).
+double board_j_with(const Prediction& p, double activity, double idle_w) {
   const auto& e = p.energy;
-  return e.board_j_per_step +
-         e.compute_s * (activity - power_model::kComputeActivity) * (e.tdp_w - e.idle_w) * p.num_gpus;
+  const double compute_w = idle_w + activity * (e.tdp_w - idle_w);
+  const double memory_w = idle_w + power_model::kMemoryActivity * (e.tdp_w - idle_w);
+  return (e.compute_s * compute_w + e.memory_s * memory_w + (e.communication_s + e.bubble_s + e.other_s) * idle_w) *
+         p.num_gpus;
 }
 
 std::string table(const std::string& title, const Groups& m) {
@@ -128,7 +140,8 @@ nlohmann::json summary_of(const Groups& m) {
 }
 
 struct Tables {
-  Groups zeus_power, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, loso_zeus_power, loso_zeus_energy;
+  Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, loso_zeus_power,
+      loso_ncf_waiting, loso_zeus_energy;
   int skipped = 0;
 };
 
@@ -172,9 +185,18 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
       const std::string group = "zeus " + model + " / " + c("gpu");
       const double meas_w = num(c("avg_power_w_per_gpu"));
       if (uncapped) {
-        out.zeus_power[group].add(p.energy.avg_board_w, meas_w);
-        const double loso_j = board_j_with_activity(p, held_out_activity);
-        out.loso_zeus_power[group].add(loso_j / p.iteration_s / p.num_gpus, meas_w);
+        const double loso_idle = idle_without_zeus(t, c("gpu"), p.energy.tdp_w);
+        const double loso_j = board_j_with(p, held_out_activity, loso_idle);
+        if (model == "ncf") {
+          // Host-bound (see the table's note): the step model has no input-pipeline term, so its
+          // step is GPU-busy where the measured epoch mostly waits; the waiting power is what to test.
+          out.ncf_power[group].add(p.energy.avg_board_w, meas_w);
+          out.ncf_waiting[group].add(p.energy.idle_w, meas_w);
+          out.loso_ncf_waiting[group].add(loso_idle, meas_w);
+        } else {
+          out.zeus_power[group].add(p.energy.avg_board_w, meas_w);
+          out.loso_zeus_power[group].add(loso_j / p.iteration_s / p.num_gpus, meas_w);
+        }
         base[key] = {num(c("duration_s")), num(c("energy_j")), p.iteration_s, p.energy.board_j_per_step};
         const double thr = num(c("throughput"));
         if (model == "resnet50" && thr > 0) {
@@ -212,6 +234,36 @@ void flopmetrics_tables(const CsvTable& t, const Predictor& predictor, Tables& o
   }
 }
 
+// The evidence that Zeus NCF is host-bound: per GPU, the batch range of its uncapped rows and the
+// range of their measured power.
+std::string ncf_flatness(const CsvTable& t) {
+  struct Span {
+    double batch_lo = INFINITY, batch_hi = 0, w_lo = INFINITY, w_hi = 0;
+  };
+  std::map<std::string, double> max_cap;
+  for (const auto& r : t.rows())
+    if (t.text(r, "origin") == "zeus" && t.text(r, "model") == "ncf")
+      max_cap[zeus_key(t, r)] = std::max(max_cap[zeus_key(t, r)], num(t.text(r, "power_limit_w")));
+  std::map<std::string, Span> span;
+  for (const auto& r : t.rows()) {
+    if (t.text(r, "origin") != "zeus" || t.text(r, "model") != "ncf" ||
+        num(t.text(r, "power_limit_w")) < max_cap[zeus_key(t, r)])
+      continue;
+    auto& s = span[t.text(r, "gpu")];
+    const double b = num(t.text(r, "batch_size")), w = num(t.text(r, "avg_power_w_per_gpu"));
+    s.batch_lo = std::min(s.batch_lo, b), s.batch_hi = std::max(s.batch_hi, b);
+    s.w_lo = std::min(s.w_lo, w), s.w_hi = std::max(s.w_hi, w);
+  }
+  std::string out;
+  char line[160];
+  for (const auto& [gpu, s] : span) {
+    std::snprintf(line, sizeof line, "%s%s batch %.0f-%.0f: %.0f-%.0f W", out.empty() ? "" : "; ", gpu.c_str(),
+                  s.batch_lo, s.batch_hi, s.w_lo, s.w_hi);
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace
 
 EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
@@ -223,8 +275,18 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
   flopmetrics_tables(t, predictor, tables);
   EnergyEvaluation out;
   std::string& md = out.markdown;
-  md += table("## Zeus, uncapped: average board power per GPU (predicted step average vs measured epoch average)",
+  md += table("## Zeus ResNet-50 and BERT-base, uncapped: average board power per GPU (predicted step average vs "
+              "measured epoch average)",
               tables.zeus_power);
+  md += "\n## Zeus NCF, uncapped: a host-bound job\n\nNCF's measured board power stays flat while its batch grows "
+        "over three orders of magnitude (" + ncf_flatness(t) +
+        "): the GPU mostly waits on the host (Python data loading and launches), and ptp's step model has no "
+        "input-pipeline term, so it predicts a GPU-busy step. The first table is that full prediction; the second "
+        "tests what the GPU draws while it waits (the waiting power, catalog idle_w). The idle_w of the V100, P100 "
+        "and RTX 6000 is the lowest of these rows (so the second table is in sample for them; the A40's comes from "
+        "Perseus); leaving Zeus out, they fall back to 0.26 x TDP.\n";
+  md += table("### NCF: predicted step average vs measured", tables.ncf_power);
+  md += table("### NCF: waiting power (catalog idle_w) vs measured", tables.ncf_waiting);
   md += table("## Zeus ResNet-50, uncapped: energy per step (measured power x batch / measured throughput)",
               tables.zeus_energy);
   md += table("## Zeus, capped: step time relative to the uncapped row (power-limit what-if)", tables.cap_time);
@@ -235,17 +297,22 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
   char text[768];
   std::snprintf(text, sizeof text,
                 "\n## Leave one source out\n\nEach source's rows predicted with the constants fitted without it. "
-                "Zeus: the compute-bound activity refitted on the Perseus stage profiles alone, %.3f (shipped: %.3f, "
-                "Perseus and Zeus); the cap constants have no other source (their leave-one-GPU-out is in "
-                "scripts/fit_power_constants.py). flopmetrics: no constant was fitted on it, so its tables above are "
-                "already held out. Perseus: no row is a zoo model, so none is predicted.\n",
+                "Zeus: the compute-bound activity is the Perseus stage profiles' alone (recomputed here: %.3f; "
+                "shipped: %.3f), and the waiting power of the GPUs Perseus does not measure falls back to 0.26 x TDP "
+                "(their catalog idle_w comes from Zeus NCF); the cap constants have no other source (their "
+                "leave-one-GPU-out is in scripts/fit_power_constants.py). flopmetrics: no constant was fitted on it, "
+                "so its tables above are already held out. Perseus: no row is a zoo model, so none is predicted.\n",
                 held_out_activity, power_model::kComputeActivity);
   md += text;
-  md += table("## Leave Zeus out: average board power per GPU, uncapped", tables.loso_zeus_power);
+  md += table("## Leave Zeus out: ResNet-50 and BERT-base average board power per GPU, uncapped",
+              tables.loso_zeus_power);
+  md += table("## Leave Zeus out: NCF waiting power vs measured", tables.loso_ncf_waiting);
   md += table("## Leave Zeus out: ResNet-50 energy per step, uncapped", tables.loso_zeus_energy);
   md += "\nrows skipped (a job spec the predictor refuses, e.g. a cap below the catalog minimum): " +
         std::to_string(tables.skipped) + "\n";
   out.summary = {{"zeus_power", summary_of(tables.zeus_power)},
+                 {"zeus_ncf_power", summary_of(tables.ncf_power)},
+                 {"zeus_ncf_waiting_power", summary_of(tables.ncf_waiting)},
                  {"zeus_resnet50_energy_per_step", summary_of(tables.zeus_energy)},
                  {"zeus_cap_time", summary_of(tables.cap_time)},
                  {"zeus_cap_energy", summary_of(tables.cap_energy)},
@@ -254,6 +321,7 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
                  {"leave_one_source_out",
                   {{"zeus_activity_without_zeus", held_out_activity},
                    {"zeus_power", summary_of(tables.loso_zeus_power)},
+                   {"zeus_ncf_waiting_power", summary_of(tables.loso_ncf_waiting)},
                    {"zeus_resnet50_energy_per_step", summary_of(tables.loso_zeus_energy)},
                    {"flopmetrics", "entered no fit: the flopmetrics figures are held out"}}}};
   return out;

@@ -34,6 +34,7 @@ TEST_CASE("catalog power fields: stated where the data has them, derived by the 
   const auto gpus = load_gpu_catalog(configs() + "/gpus");
   const auto& a40 = gpus.get("a40", "test");
   CHECK(gpu_idle_w(a40) == 70);  // Perseus blocking power
+  CHECK(gpu_idle_w(gpus.get("v100-pcie-16gb", "test")) == 36);  // Zeus NCF, host-bound: its lowest board power
   CHECK(gpu_power_limit_min_w(a40) == 100);
   CHECK(gpu_power_limit_max_w(a40) == 300);
   const auto& h100 = gpus.get("h100-sxm5-80gb", "test");
@@ -110,6 +111,17 @@ TEST_CASE("a power cap stretches the step and lowers energy; the default cap cha
   low.replace(low.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 150\n");
   CHECK_THROWS_WITH(predict(low), Catch::Contains("job.yaml:9:18: cluster.power_limit_w: value 150 W outside "
                                                   "h100-sxm5-80gb's power-limit range 231 W to 700 W"));
+}
+
+TEST_CASE("a power limit at TDP moves nothing, one below it slows the step", "[energy]") {
+  // The step model's speeds are those at the default limit, so capping at that limit is no what-if.
+  std::string at_tdp = kLlm, below = kLlm;
+  at_tdp.replace(at_tdp.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 700\n");
+  below.replace(below.find("  num_gpus: 8\n"), 14, "  num_gpus: 8\n  power_limit_w: 600\n");
+  const auto free = predict(kLlm), capped_at_tdp = predict(at_tdp), capped = predict(below);
+  CHECK(capped_at_tdp.iteration_s == Approx(free.iteration_s).epsilon(1e-12));
+  CHECK(capped_at_tdp.energy.board_j_per_step == Approx(free.energy.board_j_per_step).epsilon(1e-12));
+  CHECK(capped.iteration_s > free.iteration_s * 1.01);
 }
 
 TEST_CASE("a GPU whose catalog ships a power limit runs capped unless the job sets its own", "[energy]") {

@@ -22,6 +22,12 @@ std::string grams(double g) {
   if (g >= 1e3) return fmt("%.2f kg", g / 1e3);
   return fmt("%.1f g", g);
 }
+// The constants named from energy.hpp, so the JSON cannot drift from the model.
+std::string power_model_description() {
+  return "board power = idle + activity x (TDP - idle) per phase; compute-bound " +
+         fmt("%.2g", power_model::kComputeActivity) + " (fitted), memory-bound " +
+         fmt("%.2g", power_model::kMemoryActivity) + " (assumed), waiting at idle_w; see docs/energy-evaluation.md";
+}
 }  // namespace
 
 nlohmann::json energy_json(const EnergyEstimate& e) {
@@ -53,8 +59,7 @@ nlohmann::json energy_json(const EnergyEstimate& e) {
             {"facility_kwh", or_null(e.has_run, e.facility_kwh)},
             {"grid_gco2_per_kwh", or_null(e.has_carbon, e.grid_gco2_per_kwh)},
             {"gco2e", or_null(e.has_run && e.has_carbon, e.gco2e)}}},
-          {"model", "board power = idle + activity x (TDP - idle) per phase; compute-bound 0.87 (fitted), "
-                    "memory-bound 0.5 (assumed), waiting at idle_w; see docs/energy-evaluation.md"}};
+          {"model", power_model_description()}};
 }
 
 std::string energy_text(const Prediction& p) {

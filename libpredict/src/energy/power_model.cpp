@@ -30,10 +30,12 @@ PhasePowers uncapped(double tdp, double idle) {
   return {idle + pm::kComputeActivity * (tdp - idle), idle + pm::kMemoryActivity * (tdp - idle)};
 }
 
-// Time factor of a phase whose power the cap lowers from `w` to the settled cap.
-double stretch(double w, double cap, double exponent) {
-  const double settled = pm::kCapSettle * cap;
-  return settled < w ? std::pow(w / settled, exponent) : 1.0;
+// Time factor of a phase whose power the cap lowers from what it draws at the default limit (`w`,
+// held at the settled TDP when it would exceed it: the step model's speeds are measured there) to
+// the settled cap. A cap at TDP therefore moves nothing.
+double stretch(double w, double cap, double tdp, double exponent) {
+  const double at_default = std::min(w, pm::kCapSettle * tdp), settled = pm::kCapSettle * cap;
+  return settled < at_default ? std::pow(at_default / settled, exponent) : 1.0;
 }
 
 std::string fmt_w(double w) {
@@ -125,8 +127,8 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
   if (cap > 0) {
     e.power_limit_w = cap;
     const auto w = uncapped(g.tdp_w, e.idle_w);
-    const double sc = stretch(w.compute_w, cap, pm::kCapTimeExponent);
-    const double sm = stretch(w.memory_w, cap, pm::kCapTimeExponentMemory);
+    const double sc = stretch(w.compute_w, cap, g.tdp_w, pm::kCapTimeExponent);
+    const double sm = stretch(w.memory_w, cap, g.tdp_w, pm::kCapTimeExponentMemory);
     if (sc > 1 || sm > 1) {
       // The compute-bound share of each kernel phase stretches with sc, the rest with sm; the
       // pipeline bubble is idle time proportional to a stage's kernels, so it follows them.
