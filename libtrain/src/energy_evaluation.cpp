@@ -139,9 +139,32 @@ nlohmann::json summary_of(const Groups& m) {
   return {{"rows", all.e.size()}, {"mape", all.mape()}, {"median_signed", all.bias()}};
 }
 
+// The 80th percentile of |log(predicted / measured)| over groups: the width of the power model's
+// 80 % band (power_model::kPowerBand80Log).
+double abs_log_quantile80(std::initializer_list<const Groups*> groups) {
+  std::vector<double> v;
+  for (const Groups* g : groups)
+    for (const auto& [k, err] : *g)
+      for (double x : err.e) v.push_back(std::fabs(std::log1p(x)));
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(0.8 * static_cast<double>(v.size())))];
+}
+
+// Share of the measured values inside the prediction's 80 % energy band.
+struct Coverage {
+  int inside = 0, rows = 0;
+  void add(const EnergyEstimate& e, double predicted, double measured) {
+    ++rows;
+    inside += measured >= predicted * e.band_low_factor && measured <= predicted * e.band_high_factor;
+  }
+  double share() const { return rows ? static_cast<double>(inside) / rows : NAN; }
+};
+
 struct Tables {
   Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, loso_zeus_power,
       loso_ncf_waiting, loso_zeus_energy;
+  Coverage zeus_energy_band, fm_energy_band;
   int skipped = 0;
 };
 
@@ -201,6 +224,7 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
         const double thr = num(c("throughput"));
         if (model == "resnet50" && thr > 0) {
           out.zeus_energy[group].add(p.energy.board_j_per_step, meas_w * static_cast<double>(batch) / thr);
+          out.zeus_energy_band.add(p.energy, p.energy.board_j_per_step, meas_w * static_cast<double>(batch) / thr);
           out.loso_zeus_energy[group].add(loso_j, meas_w * static_cast<double>(batch) / thr);
         }
       } else if (base.count(key)) {
@@ -231,6 +255,7 @@ void flopmetrics_tables(const CsvTable& t, const Predictor& predictor, Tables& o
     const std::string group = "flopmetrics " + c("gpu") + " " + c("precision");
     out.fm_power[group].add(busy_power(p.energy), num(c("avg_power_w_per_gpu")));
     out.fm_energy[group].add(backward_optimizer_j(p), num(c("energy_j")));
+    out.fm_energy_band.add(p.energy, backward_optimizer_j(p), num(c("energy_j")));
   }
 }
 
@@ -308,9 +333,24 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
               tables.loso_zeus_power);
   md += table("## Leave Zeus out: NCF waiting power vs measured", tables.loso_ncf_waiting);
   md += table("## Leave Zeus out: ResNet-50 energy per step, uncapped", tables.loso_zeus_energy);
+  const double band = abs_log_quantile80({&tables.fm_power, &tables.loso_zeus_power});
+  std::snprintf(text, sizeof text,
+                "\n## The 80 %% energy band\n\nEvery energy figure carries an 80 %% band: the step's 80 %% time band "
+                "and the power model's combined in log space. The power model's half-width is the 80th percentile of "
+                "|log(predicted / measured)| average power on the rows no fit saw (flopmetrics busy power, and Zeus' "
+                "GPU-bound rows leaving Zeus out): %.3f here, shipped %.3f (energy.hpp kPowerBand80Log). Measured "
+                "energy inside the predicted band: Zeus ResNet-50 energy per step %d of %d, flopmetrics backward + "
+                "optimizer %d of %d.\n",
+                band, power_model::kPowerBand80Log, tables.zeus_energy_band.inside, tables.zeus_energy_band.rows,
+                tables.fm_energy_band.inside, tables.fm_energy_band.rows);
+  md += text;
   md += "\nrows skipped (a job spec the predictor refuses, e.g. a cap below the catalog minimum): " +
         std::to_string(tables.skipped) + "\n";
   out.summary = {{"zeus_power", summary_of(tables.zeus_power)},
+                 {"power_band_80_log", band},
+                 {"energy_band_coverage",
+                  {{"zeus_resnet50_energy_per_step", tables.zeus_energy_band.share()},
+                   {"flopmetrics_energy", tables.fm_energy_band.share()}}},
                  {"zeus_ncf_power", summary_of(tables.ncf_power)},
                  {"zeus_ncf_waiting_power", summary_of(tables.ncf_waiting)},
                  {"zeus_resnet50_energy_per_step", summary_of(tables.zeus_energy)},

@@ -44,6 +44,9 @@ TEST_CASE("the energy evaluation states each source's error and the one held out
         s.at("zeus_ncf_waiting_power").at("mape").get<double>());
   CHECK_THAT(e.markdown, Catch::Contains("## Leave Zeus out: ResNet-50 and BERT-base average board power per GPU"));
   CHECK_THAT(e.markdown, Catch::Contains("## Zeus NCF, uncapped: a host-bound job"));
+  // The shipped power band is the one the held-out rows give (energy.hpp kPowerBand80Log).
+  CHECK(s.at("power_band_80_log").get<double>() == Approx(ptp::power_model::kPowerBand80Log).margin(0.01));
+  CHECK(s.at("energy_band_coverage").at("zeus_resnet50_energy_per_step").get<double>() > 0.5);
 }
 
 TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move it, not the in-sample tables",

@@ -113,6 +113,24 @@ TEST_CASE("a power cap stretches the step and lowers energy; the default cap cha
                                                   "h100-sxm5-80gb's power-limit range 231 W to 700 W"));
 }
 
+TEST_CASE("every energy figure carries an 80 % band: the step's time band and the power model's", "[energy]") {
+  auto p = predict(kLlm);
+  const auto& e = p.energy;
+  const double t_low = std::log(p.iteration_s / p.iteration_low_s), t_high = std::log(p.iteration_high_s / p.iteration_s);
+  REQUIRE(t_low > 0);
+  REQUIRE(t_high > 0);
+  // Wider than either band alone, combined in log space.
+  CHECK(-std::log(e.band_low_factor) == Approx(std::hypot(t_low, power_model::kPowerBand80Log)));
+  CHECK(std::log(e.band_high_factor) == Approx(std::hypot(t_high, power_model::kPowerBand80Log)));
+  CHECK(e.band_low_factor < p.iteration_low_s / p.iteration_s);
+  CHECK(e.band_high_factor > p.iteration_high_s / p.iteration_s);
+  // A prediction whose step were certain keeps the power model's band.
+  p.iteration_low_s = p.iteration_high_s = p.iteration_s;
+  update_energy(p);
+  CHECK(p.energy.band_low_factor == Approx(std::exp(-power_model::kPowerBand80Log)));
+  CHECK(p.energy.band_high_factor == Approx(std::exp(power_model::kPowerBand80Log)));
+}
+
 TEST_CASE("a power limit at TDP moves nothing, one below it slows the step", "[energy]") {
   // The step model's speeds are those at the default limit, so capping at that limit is no what-if.
   std::string at_tdp = kLlm, below = kLlm;

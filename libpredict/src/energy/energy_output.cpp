@@ -38,6 +38,15 @@ nlohmann::json energy_json(const EnergyEstimate& e) {
           {"board_j_per_step", e.board_j_per_step},
           {"node_j_per_step", e.node_j_per_step},
           {"facility_j_per_step", e.facility_j_per_step},
+          {"band_80",
+           {{"low_factor", e.band_low_factor},
+            {"high_factor", e.band_high_factor},
+            {"board_j_per_step", {e.board_j_per_step * e.band_low_factor, e.board_j_per_step * e.band_high_factor}},
+            {"facility_kwh",
+             e.has_run ? json({e.facility_kwh * e.band_low_factor, e.facility_kwh * e.band_high_factor}) : json(nullptr)},
+            {"basis", "the step's 80 % time band and the power model's (" + fmt("%.2f", power_model::kPowerBand80Log) +
+                          " in log space, docs/energy-evaluation.md) combined; every energy figure scales by the "
+                          "factors"}}},
           {"phases",
            {{"compute_bound", {{"seconds", e.compute_s}, {"board_w", e.compute_w}}},
             {"memory_bound", {{"seconds", e.memory_s}, {"board_w", e.memory_w}}},
@@ -69,14 +78,16 @@ std::string energy_text(const Prediction& p) {
                   fmt("%.0f", e.compute_w) + " W, memory-bound " + fmt("%.0f", e.memory_w) + " W, waiting " +
                   fmt("%.0f", e.wait_w) + " W" + (e.idle_derived ? ", derived" : "") + "); " +
                   joules(e.board_j_per_step) + " per step for " + std::to_string(p.num_gpus) + " GPU" +
-                  (p.num_gpus > 1 ? "s" : "");
+                  (p.num_gpus > 1 ? "s" : "") + " (80% band " + joules(e.board_j_per_step * e.band_low_factor) +
+                  " .. " + joules(e.board_j_per_step * e.band_high_factor) + ")";
   if (e.power_limit_w > 0)
     o += "; capped at " + fmt("%.0f W", e.power_limit_w) + (e.power_limit_from_catalog ? " (the GPU's default limit)" : "");
   o += "\n";
   if (e.has_run) {
     o += "           run " + kwh(e.board_kwh) + " boards, " + kwh(e.node_kwh) + " node" +
          (e.host_default ? " (default: boards 70 %)" : "") + ", " + kwh(e.facility_kwh) + " facility (PUE " +
-         fmt("%.2f", e.pue) + (e.pue_default ? ", default" : "") + ")";
+         fmt("%.2f", e.pue) + (e.pue_default ? ", default" : "") + "; 80% band " +
+         kwh(e.facility_kwh * e.band_low_factor) + " .. " + kwh(e.facility_kwh * e.band_high_factor) + ")";
     if (e.has_carbon) o += "; " + grams(e.gco2e) + " CO2e at " + fmt("%.0f", e.grid_gco2_per_kwh) + " g/kWh";
     o += "\n";
   }
@@ -86,15 +97,21 @@ std::string energy_text(const Prediction& p) {
 const std::vector<std::string>& energy_csv_header() {
   static const std::vector<std::string> h{"energy.avg_board_w_per_gpu", "energy.board_j_per_step",
                                           "energy.facility_j_per_step", "energy.board_kwh", "energy.facility_kwh",
-                                          "energy.gco2e"};
+                                          "energy.gco2e", "energy.band_low_factor", "energy.band_high_factor"};
   return h;
 }
 
 std::vector<std::string> energy_csv_cells(const EnergyEstimate& e) {
   auto g = [](double v) { return fmt("%.6g", v); };
   if (!e.valid) return std::vector<std::string>(energy_csv_header().size());
-  return {g(e.avg_board_w), g(e.board_j_per_step), g(e.facility_j_per_step), e.has_run ? g(e.board_kwh) : "",
-          e.has_run ? g(e.facility_kwh) : "", e.has_run && e.has_carbon ? g(e.gco2e) : ""};
+  return {g(e.avg_board_w),
+          g(e.board_j_per_step),
+          g(e.facility_j_per_step),
+          e.has_run ? g(e.board_kwh) : "",
+          e.has_run ? g(e.facility_kwh) : "",
+          e.has_run && e.has_carbon ? g(e.gco2e) : "",
+          g(e.band_low_factor),
+          g(e.band_high_factor)};
 }
 
 void append_energy_counters(const Prediction& p, nlohmann::json& events, double kernels_end_s,

@@ -88,6 +88,11 @@ void update_energy(Prediction& p) {
   const double gpu_j = e.compute_s * e.compute_w + e.memory_s * e.memory_w +
                        (e.communication_s + e.bubble_s + e.other_s) * e.wait_w;
   e.avg_board_w = gpu_j / p.iteration_s;
+  // Energy is power x time: the two bands, taken as independent, add in log space.
+  const double time_low = p.iteration_low_s > 0 ? std::log(p.iteration_s / p.iteration_low_s) : 0.0;
+  const double time_high = p.iteration_high_s > 0 ? std::log(p.iteration_high_s / p.iteration_s) : 0.0;
+  e.band_low_factor = std::exp(-std::hypot(std::max(0.0, time_low), pm::kPowerBand80Log));
+  e.band_high_factor = std::exp(std::hypot(std::max(0.0, time_high), pm::kPowerBand80Log));
   const double n = std::max(1, p.num_gpus);
   e.board_j_per_step = gpu_j * n;
   e.node_j_per_step = e.host_default ? e.board_j_per_step / pm::kBoardShareOfNode

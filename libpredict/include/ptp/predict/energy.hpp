@@ -50,6 +50,10 @@ inline constexpr double kCapTimeExponentMemory = 0.20;
 // training (Zeus project page; Dodge et al. 2022 Table 1: 74 %), and datacentre PUE 1.1 (Patterson
 // et al. 2021 Table 4: 1.09-1.12).
 inline constexpr double kBoardShareOfNode = 0.70;
+// Half-width of the power model's 80 % band, in log space: the 80th percentile of
+// |log(predicted / measured)| average board power over the rows no fit saw (flopmetrics busy power,
+// Zeus' GPU-bound rows predicted with the constants fitted without Zeus); ptp_eval_energy recomputes it.
+inline constexpr double kPowerBand80Log = 0.16;
 inline constexpr double kDefaultPue = 1.10;
 }  // namespace power_model
 
@@ -65,6 +69,9 @@ struct EnergyEstimate {
   double compute_w = 0, memory_w = 0, wait_w = 0;  // communication, bubble and other draw wait_w
   double avg_board_w = 0;     // per GPU, over the step
   double board_j_per_step = 0;  // all GPU boards
+  // 80 % band of every energy figure, as factors on it: the step's time band and the power model's
+  // (kPowerBand80Log) combined in log space.
+  double band_low_factor = 1, band_high_factor = 1;
   double host_w_per_gpu = 0;
   bool host_default = true;   // node = boards / kBoardShareOfNode
   double node_j_per_step = 0;
