@@ -19,6 +19,7 @@ with their fit error and leave-one-GPU-out error. Standard library + numpy; read
 """
 import collections
 import csv
+import functools
 import os
 import re
 import sys
@@ -38,6 +39,7 @@ idle_share = np.mean([b for _, b in block])
 print("idle (blocking) share of TDP:", block, "mean %.3f" % idle_share)
 
 
+@functools.lru_cache(maxsize=None)
 def catalog_idle_w(gpu):
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs", "gpus", gpu + ".yaml")
     m = re.search(r"^idle_w:\s*([0-9.]+)", open(path, encoding="utf-8").read(), re.M) if os.path.exists(path) else None

@@ -80,16 +80,36 @@ double backward_optimizer_j(const Prediction& p) {
 
 // Waiting power without Zeus: a GPU's Perseus blocking row where it has one, else the idle share of
 // TDP (the catalog's idle_w of the Zeus GPUs comes from Zeus NCF, so it is not used here).
-double idle_without_zeus(const CsvTable& t, const std::string& gpu, double tdp_w) {
+struct IdleWithoutZeus {
+  std::map<std::string, double> blocking_w;  // per GPU
+  explicit IdleWithoutZeus(const CsvTable& t) {
+    for (const auto& r : t.rows())
+      if (t.text(r, "origin") == "perseus_blocking") blocking_w[t.text(r, "gpu")] = num(t.text(r, "avg_power_w_per_gpu"));
+  }
+  double operator()(const std::string& gpu, double tdp_w) const {
+    const auto it = blocking_w.find(gpu);
+    return it != blocking_w.end() ? it->second : power_model::kIdleShareOfTdp * tdp_w;
+  }
+};
+
+std::string zeus_key(const CsvTable& t, const CsvRow& r) {
+  return t.text(r, "gpu") + "|" + t.text(r, "model") + "|" + t.text(r, "batch_size") + "|" + t.text(r, "batch_note") +
+         "|" + t.text(r, "dataset_or_task");
+}
+
+// Each Zeus configuration's (zeus_key) highest power limit: its uncapped row.
+std::map<std::string, double> zeus_max_caps(const CsvTable& t) {
+  std::map<std::string, double> max_cap;
   for (const auto& r : t.rows())
-    if (t.text(r, "origin") == "perseus_blocking" && t.text(r, "gpu") == gpu) return num(t.text(r, "avg_power_w_per_gpu"));
-  return power_model::kIdleShareOfTdp * tdp_w;
+    if (t.text(r, "origin") == "zeus" && !t.text(r, "model").empty() && !t.text(r, "gpu").empty())
+      max_cap[zeus_key(t, r)] = std::max(max_cap[zeus_key(t, r)], num(t.text(r, "power_limit_w")));
+  return max_cap;
 }
 
 // The compute-bound activity as scripts/fit_power_constants.py fits it, on the Perseus BF16 stage
 // profiles at their maximum SM clock alone (the fit without Zeus): the median over rows of
 // (power - waiting power) / (TDP - waiting power).
-double activity_without_zeus(const CsvTable& t) {
+double activity_without_zeus(const CsvTable& t, const IdleWithoutZeus& idle_without_zeus) {
   std::map<std::string, double> top_clock;
   for (const auto& r : t.rows())
     if (t.text(r, "origin") == "perseus_stage") {
@@ -100,7 +120,7 @@ double activity_without_zeus(const CsvTable& t) {
   for (const auto& r : t.rows())
     if (t.text(r, "origin") == "perseus_stage" &&
         num(t.text(r, "sm_clock_mhz")) == top_clock[t.text(r, "gpu") + "|" + t.text(r, "model")]) {
-      const double tdp = num(t.text(r, "tdp_w")), idle = idle_without_zeus(t, t.text(r, "gpu"), tdp);
+      const double tdp = num(t.text(r, "tdp_w")), idle = idle_without_zeus(t.text(r, "gpu"), tdp);
       activity.push_back((num(t.text(r, "avg_power_w_per_gpu")) - idle) / (tdp - idle));
     }
   if (activity.empty()) return NAN;
@@ -168,13 +188,10 @@ struct Tables {
   int skipped = 0;
 };
 
-std::string zeus_key(const CsvTable& t, const CsvRow& r) {
-  return t.text(r, "gpu") + "|" + t.text(r, "model") + "|" + t.text(r, "batch_size") + "|" + t.text(r, "batch_note") +
-         "|" + t.text(r, "dataset_or_task");
-}
 
 // Zeus: the uncapped row of each configuration first (pass 0), then its capped rows against it.
-void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_activity, Tables& out) {
+void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_activity,
+                 const IdleWithoutZeus& idle_without_zeus, Tables& out) {
   auto predict = [&](const std::string& yaml) {
     return predictor.predict(parse_job_spec(YamlReader::load_string(yaml, "<row>")));
   };
@@ -182,10 +199,7 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
     double time = 0, energy = 0, pred_iter = 0, pred_j = 0;
   };
   std::map<std::string, Base> base;
-  std::map<std::string, double> max_cap;
-  for (const auto& r : t.rows())
-    if (t.text(r, "origin") == "zeus" && !t.text(r, "model").empty() && !t.text(r, "gpu").empty())
-      max_cap[zeus_key(t, r)] = std::max(max_cap[zeus_key(t, r)], num(t.text(r, "power_limit_w")));
+  auto max_cap = zeus_max_caps(t);
   for (int pass = 0; pass < 2; ++pass) {
     for (const auto& r : t.rows()) {
       auto c = [&](const char* col) { return t.text(r, col); };
@@ -208,7 +222,7 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
       const std::string group = "zeus " + model + " / " + c("gpu");
       const double meas_w = num(c("avg_power_w_per_gpu"));
       if (uncapped) {
-        const double loso_idle = idle_without_zeus(t, c("gpu"), p.energy.tdp_w);
+        const double loso_idle = idle_without_zeus(c("gpu"), p.energy.tdp_w);
         const double loso_j = board_j_with(p, held_out_activity, loso_idle);
         if (model == "ncf") {
           // Host-bound (see the table's note): the step model has no input-pipeline term, so its
@@ -265,10 +279,7 @@ std::string ncf_flatness(const CsvTable& t) {
   struct Span {
     double batch_lo = INFINITY, batch_hi = 0, w_lo = INFINITY, w_hi = 0;
   };
-  std::map<std::string, double> max_cap;
-  for (const auto& r : t.rows())
-    if (t.text(r, "origin") == "zeus" && t.text(r, "model") == "ncf")
-      max_cap[zeus_key(t, r)] = std::max(max_cap[zeus_key(t, r)], num(t.text(r, "power_limit_w")));
+  auto max_cap = zeus_max_caps(t);
   std::map<std::string, Span> span;
   for (const auto& r : t.rows()) {
     if (t.text(r, "origin") != "zeus" || t.text(r, "model") != "ncf" ||
@@ -294,9 +305,10 @@ std::string ncf_flatness(const CsvTable& t) {
 EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
   const Predictor predictor(o.config_dir, o.bundle_dir, !o.bundle_dir.empty());
   const CsvTable t = CsvTable::read_file(o.power_csv);
-  const double held_out_activity = activity_without_zeus(t);
+  const IdleWithoutZeus idle_without_zeus(t);
+  const double held_out_activity = activity_without_zeus(t, idle_without_zeus);
   Tables tables;
-  zeus_tables(t, predictor, held_out_activity, tables);
+  zeus_tables(t, predictor, held_out_activity, idle_without_zeus, tables);
   flopmetrics_tables(t, predictor, tables);
   EnergyEvaluation out;
   std::string& md = out.markdown;

@@ -18,12 +18,12 @@ AggregatorTable::AggregatorTable(const std::vector<RunRow>& rows) {
   for (const auto& r : rows) {
     x.add_row(r.features);
     blind_x.add_row(r.blind_features);
-    const double uncapped = r.record->step_time_s / r.power_stretch;
+    const double uncapped = r.measured_uncapped();
     y.push_back(static_cast<float>(std::log(uncapped / r.composed)));
     blind_y.push_back(static_cast<float>(std::log(uncapped / r.blind_composed)));
     measured.push_back(uncapped);
     power_stretch.push_back(r.power_stretch);
-    analytical.push_back(r.analytical * r.analytical_stretch / r.power_stretch);  // its error as printed, in this frame
+    analytical.push_back(r.analytical_uncapped());  // its error as printed, in this frame
     composed.push_back(r.composed);
     halves.push_back(r.halves);
     blind_halves.push_back(r.blind_halves);

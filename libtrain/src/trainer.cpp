@@ -83,8 +83,8 @@ void export_aggregator_rows(const std::string& path, const std::vector<RunRow>& 
   std::string csv = csv_line(header);
   for (const auto& r : rows) {
     std::vector<std::string> cells = {r.record->run_id, r.record->codebase, r.record->stack, r.model, r.gpu, r.precision,
-                                      std::to_string(r.job.job.cluster.num_gpus), format_g(r.record->step_time_s / r.power_stretch),
-                                      format_g(r.analytical * r.analytical_stretch / r.power_stretch), format_g(r.composed)};
+                                      std::to_string(r.job.job.cluster.num_gpus), format_g(r.measured_uncapped()),
+                                      format_g(r.analytical_uncapped()), format_g(r.composed)};
     for (float f : r.features) cells.push_back(format_g(f));
     cells.push_back(format_g(r.power_stretch));
     csv += csv_line(cells);

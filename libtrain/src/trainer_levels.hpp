@@ -81,6 +81,10 @@ struct RunRow {
   // so a run measured under a cap is learned as measured / stretch. The analytical answer's own
   // stretch differs a little (its phases differ): analytical_stretch.
   double power_stretch = 1, analytical_stretch = 1;
+  // The run and the analytical answer in the levels' uncapped frame (what the aggregator learns from
+  // and is judged against).
+  double measured_uncapped() const { return record->step_time_s / power_stretch; }
+  double analytical_uncapped() const { return analytical * analytical_stretch / power_stretch; }
   std::vector<float> features, blind_features;
   // Where shrinkage starts from (AggregatorRowValues::halves), and its blind twin's.
   StepHalves halves, blind_halves;

@@ -1,6 +1,7 @@
 #include "ptp/vocab/hardware.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -122,6 +123,12 @@ std::vector<std::string> yaml_files(const std::string& dir) {
 
 GpuSpec parse_gpu_spec(const std::string& path) { return parse_gpu_spec(YamlReader::load_file(path)); }
 
+std::string derived_min_power_limit_rule() {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2g x TDP", kDerivedMinPowerLimitShareOfTdp);
+  return b;
+}
+
 GpuSpec parse_gpu_spec(const YamlReader& doc) {
   const std::string& path = doc.file();
   doc.check_keys({"id", "name", "aliases", "architecture", "chip", "compute_capability", "form_factor", "sms",
@@ -161,7 +168,8 @@ GpuSpec parse_gpu_spec(const YamlReader& doc) {
     const double lo = g.power_limit_min_w > 0 ? g.power_limit_min_w : kDerivedMinPowerLimitShareOfTdp * g.tdp_w;
     if (g.default_power_limit_w > hi || g.default_power_limit_w < lo)
       doc.child("default_power_limit_w")
-          .fail("must lie in the power-limit range (power_limit_min_w, else 0.33 x tdp_w, .. power_limit_max_w, else tdp_w)");
+          .fail("must lie in the power-limit range (power_limit_min_w, else " + derived_min_power_limit_rule() +
+                ", .. power_limit_max_w, else tdp_w)");
   }
   auto peaks = doc.child("peak_tflops");
   peaks.expect_map();

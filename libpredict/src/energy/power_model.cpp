@@ -58,7 +58,7 @@ Cap cap_in_force(const ResolvedJob& job) {
     if (cap < lo || cap > hi)
       throw InputError(j.file, j.cluster.power_limit_line, j.cluster.power_limit_column, "cluster.power_limit_w",
                        "value " + fmt_w(cap) + " outside " + g.id + "'s power-limit range " + fmt_w(lo) + " to " +
-                           fmt_w(hi) + (g.power_limit_min_w > 0 ? "" : " (minimum derived: 0.33 x TDP)"));
+                           fmt_w(hi) + (g.power_limit_min_w > 0 ? "" : " (minimum derived: " + derived_min_power_limit_rule() + ")"));
     return {cap, false};
   }
   if (g.default_power_limit_w > 0 && g.default_power_limit_w < g.tdp_w) return {g.default_power_limit_w, true};

@@ -25,6 +25,8 @@ struct GpuPrice {
 // the Zeus sweeps set relative to TDP (A40: 100 W of 300 W). Read by the catalog's own checks and by
 // libpredict's power model.
 inline constexpr double kDerivedMinPowerLimitShareOfTdp = 0.33;
+// The rule above in words ("0.33 x TDP"), for the errors that name it.
+std::string derived_min_power_limit_rule();
 
 struct GpuSpec {
   std::string id, name, architecture, chip, form_factor, memory_type, default_inter_node, source;
