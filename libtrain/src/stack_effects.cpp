@@ -84,9 +84,11 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
                                   models.count(domains->models[i]) > 0);
       if (described) h.support[i] = space.of(x.row(i));
       else h.support[i].runs_near = 1;  // the precision-blind ablation is judged as if supported
-      if (domains && described)
+      if (domains && described) {
         h.support[i].precision_of_one_codebase =
             precision_of_one_codebase(trained_precisions, domains->precisions[i], codebases[i]);
+        h.support[i].precision_untrained = trained_precisions.count(domains->precisions[i]) == 0;
+      }
     }
   });
   return h;

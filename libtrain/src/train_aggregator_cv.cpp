@@ -5,6 +5,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
@@ -173,9 +176,11 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
   }
   // Far from the training runs the band is never narrower than near them: an extrapolating job's band
   // spans at least every nearest-run bucket's of its group, on each side (the held-out quantiles alone
-  // can come out narrower, a property of one training run, not of the data's reach).
-  for (const std::string group : {"known_codebase.", "unknown_codebase."}) {
-    auto& far = interval[group + "extrapolating"];
+  // can come out narrower, a property of one training run, not of the data's reach). A precision no
+  // training run had extrapolates too, with the band held-out precisions measured.
+  for (const auto& [group, far_band] : std::vector<std::pair<std::string, std::string>>{
+           {"known_codebase.", "extrapolating"}, {"known_codebase.", "new_precision"}, {"unknown_codebase.", "extrapolating"}}) {
+    auto& far = interval[group + far_band];
     for (const char* band : kBandNames) {
       const std::string name = band;
       if (name.rfind(group + "nearest_", 0) != 0) continue;

@@ -82,6 +82,8 @@ TEST_CASE("a precision with no training runs gets the other precisions' correcti
   CHECK(p.predictor_kind == "learned");
   CHECK(b.novelty_of(job) == Novelty::precision);
   CHECK(p.support.novelty == "precision");
+  // No training run in its precision: it extrapolates, whatever the support features say.
+  CHECK(p.support.extrapolating);
   CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
                     [](const std::string& w) { return w.find("no training runs in fp8") != std::string::npos; }));
   // Named after a trained codebase, it takes the band measured on held-out precisions.

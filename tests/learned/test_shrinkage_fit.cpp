@@ -89,3 +89,15 @@ TEST_CASE("a workload kind from fewer codebases than the minimum takes the poole
   CHECK(fitted.unknown_by_kind.count("cnn") == 1);
   CHECK(fitted.unknown_by_kind.count("llm") == 0);
 }
+
+TEST_CASE("a job in a precision no training run had extrapolates, however near its support features lie", "[shrinkage]") {
+  Support near;
+  near.runs_near = 50;
+  CHECK_FALSE(near.extrapolating());
+  Support untrained = near;
+  untrained.precision_untrained = true;
+  CHECK(untrained.extrapolating());
+  const Shrinkage s{0.9, 0.0, 0.5, 1.0};
+  CHECK(s.share(near) == Approx(0.9));
+  CHECK(s.share(untrained) == Approx(0.45));
+}

@@ -248,6 +248,8 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   const StepHalves halves = composed.halves;
   Support near = support.of(row);
   near.precision_of_one_codebase = precision_of_one_codebase(precision_codebases, job.policy->id, job.job.codebase);
+  const Novelty novelty = novelty_of(job);
+  near.precision_untrained = novelty == Novelty::precision;
   auto& s = p.support;
   s.assessed = true;
   s.runs_near = near.runs_near;
@@ -273,15 +275,14 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
     for (const auto& f : s.outside) why += (f == s.outside.front() ? "; outside the trained range: " : ", ") + f;
     if (!near.precision_of_one_codebase.empty())
       why += "; its " + job.policy->id + " runs all come from one codebase, " + near.precision_of_one_codebase;
+    if (near.precision_untrained)
+      why += "; the bundle has no training runs in " + job.policy->id +
+             ", so its correction comes from the other precisions (leave-one-precision-out in its report)";
     p.warnings.push_back("extrapolating (" + why + "): " +
                          std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
                          " % of the learned correction applied, band widened");
   }
-  const Novelty novelty = novelty_of(job);
   s.novelty = novelty_name(novelty);
-  if (novelty == Novelty::precision)
-    p.warnings.push_back("the bundle has no training runs in " + job.policy->id +
-                         ": its correction comes from the other precisions (leave-one-precision-out in its report)");
   const double codebase_factor = std::exp(s.codebase_offset);
   scale_prediction_halves(p, factors.invariant * codebase_factor, factors.sharded * codebase_factor);
   p.aggregator_factor = halves.composed() > 0 ? p.iteration_s / halves.composed() : factors.invariant * codebase_factor;

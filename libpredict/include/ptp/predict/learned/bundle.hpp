@@ -51,9 +51,12 @@ inline constexpr const char* kBandNames[] = {
 inline const char* band_name(bool codebase_known, Novelty novelty, const Support& s) {
   const int nearest_bin = s.nearest < 0.02 ? 0 : s.nearest < 0.1 ? 1 : s.nearest < 0.3 ? 2 : 3;
   if (!codebase_known) return kBandNames[s.extrapolating() ? 8 : 9 + nearest_bin];
+  // A precision no training run had extrapolates too (Support::precision_untrained), but its band is
+  // the one measured on held-out precisions.
+  if (novelty == Novelty::precision) return kBandNames[1];
   if (s.extrapolating()) return kBandNames[0];
   switch (novelty) {
-    case Novelty::precision: return kBandNames[1];
+    case Novelty::precision: break;
     case Novelty::gpu: return kBandNames[2];
     case Novelty::model: return kBandNames[3];
     case Novelty::none: break;

@@ -19,7 +19,12 @@ struct Support {
   // The one codebase whose runs alone trained the job's precision, when the job runs another (or
   // names none): there the precision's correction is that stack's speed, not the precision's.
   std::string precision_of_one_codebase;
-  bool extrapolating() const { return runs_near == 0 || !outside.empty() || !precision_of_one_codebase.empty(); }
+  // No training run is in the job's precision: its correction is the other precisions' (the support
+  // features place it by peak throughput, which another precision can share).
+  bool precision_untrained = false;
+  bool extrapolating() const {
+    return runs_near == 0 || !outside.empty() || !precision_of_one_codebase.empty() || precision_untrained;
+  }
 };
 
 // precision_of_one_codebase for a job in `precision` running `codebase`, from which codebases trained
