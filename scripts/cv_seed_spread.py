@@ -3,7 +3,7 @@
 
 The aggregator subsamples rows and columns, so one seed's leave-one-model-out MAPE moves by about
 +-0.5 points from another's. A modelling change is judged on the mean over seeds, not on the
-shipped seed alone. Each seed trains a throwaway bundle in a temp dir (~20 s per seed on 2 cores).
+shipped seed alone. The band:<split> columns give the share of held-out runs inside the 80 % band. Each seed trains a throwaway bundle in a temp dir (~20 s per seed on 2 cores).
 
   scripts/cv_seed_spread.py [--train build/apps/ptp-train/ptp-train] [--data datasets] [--seeds 7 1 2 3]
 """
@@ -30,6 +30,9 @@ def train(binary, data, seed, out):
     # predicts worse than the analytical one.
     row["codebase_macro"] = metrics["by_codebase_macro"]["full"]
     row["codebases_worse"] = sum(v["full"]["mape"] > v["analytical"]["mape"] for v in metrics["by_codebase"].values())
+    # Share of held-out runs inside the 80 % band, per split (in percent, so the table reads alike).
+    for split in SPLITS:
+        row[f"band:{split}"] = 100 * metrics["cv"][split]["band_coverage"]
     return row
 
 
@@ -41,7 +44,7 @@ def main():
     args = ap.parse_args()
     if not Path(args.train).is_file():
         sys.exit(f"{args.train}: not found; build first (scripts/build.sh)")
-    columns = ["analytical"] + SPLITS + ["codebase_macro", "codebases_worse"]
+    columns = ["analytical"] + SPLITS + ["codebase_macro", "codebases_worse"] + [f"band:{split}" for split in SPLITS]
     print("| seed | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
     rows = []

@@ -63,11 +63,6 @@ std::vector<Split> aggregator_splits(const AggregatorTable& t, nlohmann::json& m
           kfold_split(t.keys, 5), group_split("leave_one_model_out", t.models), group_split("leave_one_gpu_out", t.gpus)};
 }
 
-nlohmann::json shrinkage_json(const Shrinkage& x) {
-  return {{"max_share", x.max_share}, {"half_support_runs", x.half_support_runs},
-          {"extrapolating_share", x.extrapolating_share}, {"level_kept", x.level_kept}};
-}
-
 // Known codebases: fitted on every split but leave-one-codebase-out, which alone fits the unknown.
 CorrectionShrinkage fit_split_shrinkage(const std::vector<HeldOutCorrections>& held, const AggregatorTable& t,
                                         nlohmann::json& metrics) {
@@ -76,10 +71,10 @@ CorrectionShrinkage fit_split_shrinkage(const std::vector<HeldOutCorrections>& h
   shrinkage.known = fit_shrinkage({&held[1], &held[2], &held[3], &held[4], &held[5]}, fit_rows, true);
   fit_unknown_shrinkage(held[0], fit_rows, t.kinds, {}, shrinkage);
   nlohmann::json by_kind = nlohmann::json::object();
-  for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = shrinkage_json(s);
-  metrics["shrinkage"] = {{"known_codebase", shrinkage_json(shrinkage.known)},
+  for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = s.to_json();
+  metrics["shrinkage"] = {{"known_codebase", shrinkage.known.to_json()},
                           {"known_codebase_fitted_on", {"leave_one_precision_out", "scale_extrapolation", "kfold", "leave_one_model_out", "leave_one_gpu_out"}},
-                          {"unknown_codebase", shrinkage_json(shrinkage.unknown)},
+                          {"unknown_codebase", shrinkage.unknown.to_json()},
                           {"unknown_codebase_by_kind", by_kind},
                           {"unknown_codebase_fitted_on", {"leave_one_codebase_out"}}};
   return shrinkage;

@@ -236,13 +236,9 @@ nlohmann::json codebase_offsets_json(const StackFit& aggregator) {
 }
 
 nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double typical_level) {
-  auto one = [](const Shrinkage& s) {
-    return nlohmann::json{{"max_share", s.max_share}, {"half_support_runs", s.half_support_runs},
-                          {"extrapolating_share", s.extrapolating_share}, {"level_kept", s.level_kept}};
-  };
   nlohmann::json by_kind = nlohmann::json::object();
-  for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = one(s);
-  return {{"known_codebase", one(shrinkage.known)}, {"unknown_codebase", one(shrinkage.unknown)},
+  for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = s.to_json();
+  return {{"known_codebase", shrinkage.known.to_json()}, {"unknown_codebase", shrinkage.unknown.to_json()},
           {"unknown_codebase_by_kind", by_kind}, {"typical_level", typical_level}};
 }
 

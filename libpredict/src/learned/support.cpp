@@ -189,6 +189,11 @@ double Shrinkage::log_correction(const Support& s, double typical, const StepHal
   return std::log((step.invariant_composed * k.invariant + step.sharded_composed * k.sharded) / composed);
 }
 
+nlohmann::json Shrinkage::to_json() const {
+  return {{"max_share", max_share}, {"half_support_runs", half_support_runs}, {"extrapolating_share", extrapolating_share},
+          {"level_kept", level_kept}};
+}
+
 double Shrinkage::share(const Support& s) const {
   const double n = s.runs_near;
   const double by_count = half_support_runs > 0 ? n / (n + half_support_runs) : 1.0;

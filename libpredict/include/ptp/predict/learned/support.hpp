@@ -105,6 +105,8 @@ struct Shrinkage {
   double extrapolating_share = 1.0;
   double level_kept = 1.0;
   double share(const Support& s) const;
+  // As the manifest's `shrinkage` stores it (LearnedBundle::load reads it back).
+  nlohmann::json to_json() const;
   // The factors on the composed halves of a job with this support, the typical correction f and the
   // typical level: each half becomes analytical^(1 - share) x composed^share x exp(share x (f -
   // (1 - level_kept) x level)), so share 1 with the level kept is the whole learned answer, share 0 the
