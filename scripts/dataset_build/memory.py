@@ -77,6 +77,20 @@ MODEL_MAP = {
     "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8": "qwen3-30b-a3b",
     "Qwen/Qwen3-235B-A22B-Instruct-2507": "qwen3-235b-a22b",
     "bert-large-uncased (AutoModelForSequenceClassification)": "bert-large",
+    # litgpt's config names. "gemma2b" is litgpt's gemma-2-2b row (its hint says gemma2, 2.61B).
+    "phi-1.5": "phi-1.5",
+    "phi-2": "phi-2",
+    "phi-3": "phi-3-mini",
+    "stablelm-base-alpha-3b": "stablelm-base-alpha-3b",
+    "gemma-2b": "gemma-2b",
+    "gemma-7b": "gemma-7b",
+    "gemma2-2b": "gemma2-2b",
+    "gemma2b": "gemma2-2b",
+    "gemma2-9b": "gemma2-9b",
+    "mistral-7b": "mistral-7b",
+    "mistral-7b-v0.2": "mistral-7b-v0.2",
+    "falcon-7b": "falcon-7b",
+    "falcon-40b": "falcon-40b",
 }
 MODEL_NOTES = {
     "bert-large-uncased (AutoModelForSequenceClassification)":
@@ -213,9 +227,11 @@ def litgpt_stack(rec, origin, method):
 
 def untie_embeddings(origin, hf_config_hint):
     """litgpt's GPT has no tied LM head (litgpt/model.py at the config-hub commits and since): its
-    checkpoint converter copies a tied embedding (the hint's "tied emb": Llama 3.2 1B / 3B) into a
-    separate lm_head, held, and for full fine-tuning trained, apart (memory.untie_embeddings)."""
-    return "true" if origin == "litgpt" and "tied emb" in hf_config_hint else ""
+    checkpoint converter copies a tied embedding (the hint's "tied emb": Llama 3.2 1B / 3B; every
+    Gemma and Gemma 2 checkpoint, whose HF configs tie word embeddings) into a separate lm_head,
+    held, and for full fine-tuning trained, apart (memory.untie_embeddings)."""
+    tied = "tied emb" in hf_config_hint or hf_config_hint.startswith(("gemma;", "gemma2;"))
+    return "true" if origin == "litgpt" and tied else ""
 
 
 def cross_entropy(origin, source, compile_published):
