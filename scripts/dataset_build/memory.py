@@ -234,8 +234,18 @@ def untie_embeddings(origin, hf_config_hint):
     return "true" if origin == "litgpt" and tied else ""
 
 
-def cross_entropy(origin, source, compile_published):
-    if origin in CHUNKED_CROSS_ENTROPY:
+# torchtune's Llama 3.1 table (README 2024-09): the recipes its other settings are read from
+# (recipes/configs/llama3_1/*.yaml at 30b8519e, 2024-09-24) use CEWithChunkedOutputLoss for 8B and 70B;
+# 405B_qlora.yaml keeps torch.nn.CrossEntropyLoss.
+CHUNKED_LOSS_RECIPES = (
+    ("torchtune README 2024-09 Llama 3.1 memory/speed table", ("llama3-8b", "llama3-70b")),
+)
+
+
+def cross_entropy(origin, source, compile_published, model=""):
+    if origin in CHUNKED_CROSS_ENTROPY or "chunked CE" in compile_published:
+        return "chunked"
+    if any(source == s and model in models for s, models in CHUNKED_LOSS_RECIPES):
         return "chunked"
     if source in COMPILED_LOSS_SOURCES and "torch.compile" in compile_published:
         return "compiled"
@@ -331,7 +341,7 @@ def build(shared, stats=None):
             "precision": prec,
             "precision_as_published": rec["precision"],
             "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
-            "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"]),
+            "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"], model),
             "grad_sync": grad_sync,
             "frozen_grads": frozen_grads,
             "untie_embeddings": untie_embeddings(ORIGIN[repo], rec["hf_config_hint"]),

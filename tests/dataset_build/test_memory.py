@@ -76,6 +76,25 @@ class UntiedEmbeddings(unittest.TestCase):
         self.assertEqual(memory.untie_embeddings("torchtune", hint), "")
         self.assertEqual(memory.untie_embeddings("litgpt", "llama; hidden 4096, vocab 32000"), "")
 
+    def test_every_gemma_ties_its_embeddings(self):
+        self.assertEqual(memory.untie_embeddings("litgpt", "gemma; hidden 2048, layers 18, vocab 256000"), "true")
+        self.assertEqual(memory.untie_embeddings("litgpt", "gemma2; hidden 2304, layers 26, vocab 256000"), "true")
+        self.assertEqual(memory.untie_embeddings("litgpt", "phi3; hidden 3072, vocab 32064"), "")
+
+
+class CrossEntropy(unittest.TestCase):
+    """Synthetic source names and flags (not measurements): only what cross_entropy reads."""
+
+    def test_a_published_chunked_loss_is_chunked_whoever_ran_it(self):
+        self.assertEqual(memory.cross_entropy("torchtune", "any table", "torch.compile; chunked CE"), "chunked")
+        self.assertEqual(memory.cross_entropy("torchtune", "any table", "torch.compile"), "")
+        self.assertEqual(memory.cross_entropy("litgpt", "any table", "eager"), "chunked")
+
+    def test_the_llama_3_1_table_follows_its_recipes_loss(self):
+        source = "torchtune README 2024-09 Llama 3.1 memory/speed table"
+        self.assertEqual(memory.cross_entropy("torchtune", source, "torch.compile", "llama3-8b"), "chunked")
+        self.assertEqual(memory.cross_entropy("torchtune", source, "torch.compile", "llama3.1-405b"), "")
+
 
 if __name__ == "__main__":
     unittest.main()
