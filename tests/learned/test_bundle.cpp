@@ -86,10 +86,19 @@ TEST_CASE("a precision with no training runs gets the other precisions' correcti
   CHECK(p.support.extrapolating);
   CHECK(std::any_of(p.warnings.begin(), p.warnings.end(),
                     [](const std::string& w) { return w.find("no training runs in fp8") != std::string::npos; }));
-  // Named after a trained codebase, it takes the band measured on held-out precisions.
+  // Named after a trained codebase, it takes the band measured on held-out precisions, which is
+  // never narrower than a band near the training runs (it extrapolates).
   const auto named = b.predict(resolve_job(parse_job_spec(YamlReader::load_string(yaml + "codebase: dle\n", "j")), catalogs),
                                AnalyticalConstants{});
-  CHECK((named.support.band == "known_codebase.new_precision" || named.support.band == "known_codebase.extrapolating"));
+  CHECK(named.support.extrapolating);
+  CHECK(named.support.band == "known_codebase.new_precision");
+  const auto& interval = b.manifest()["interval"];
+  const auto& far = interval["known_codebase.new_precision"];
+  for (const char* near : {"known_codebase.nearest_0_0.02", "known_codebase.nearest_0.02_0.1",
+                           "known_codebase.nearest_0.1_0.3", "known_codebase.nearest_0.3_plus"}) {
+    CHECK(far["log_q_low"].get<double>() <= interval[near]["log_q_low"].get<double>());
+    CHECK(far["log_q_high"].get<double>() >= interval[near]["log_q_high"].get<double>());
+  }
 }
 
 TEST_CASE("a precision trained by one codebase is that codebase's: another codebase extrapolates in it",
