@@ -158,7 +158,7 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
                                                  mem.cross_entropy});
   if (implied_fsdp) {
     if (mem.cross_entropy.empty()) r.state.cross_entropy = implied.cross_entropy;
-    r.state.eager_norms = implied.eager_norms;
+    r.state.eager_kernels = implied.eager_kernels;
     r.state.selective = implied.selective;
     r.state.stashes_fp8_inputs = implied.stashes_fp8_inputs;
     r.state.gemm_per_expert = implied.gemm_per_expert;

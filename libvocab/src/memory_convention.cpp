@@ -26,7 +26,7 @@ const std::vector<MemoryConvention>& memory_convention_table() {
        "selective_ac_option=op (_save_list, every second mm); torchao float8 linear (saves high-precision inputs); "
        "torchtitan MoE GroupedExperts (torch._grouped_mm)",
        D::fp32, false, D::fp32, D::fp32, 0, true, E::unfused, false, S::every_other_matmul, false, false},
-      {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy; eager norms",
+      {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy; eager modules (norms, gated MLP)",
        "litgpt precision bf16-true; torchtune dtype bf16; HF Trainer on bf16 weights without AMP", D::compute, false,
        D::compute, D::compute, 0, false, E::unfused, true, S::core_attention, true, true},
   };
@@ -104,7 +104,7 @@ TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryCo
   const auto& names = cross_entropy_names();
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == o.cross_entropy) s.cross_entropy = static_cast<CrossEntropy>(i);
-  s.eager_norms = c.eager_norms;
+  s.eager_kernels = c.eager_kernels;
   s.selective = c.selective;
   s.stashes_fp8_inputs = c.stashes_fp8_inputs;
   s.gemm_per_expert = c.gemm_per_expert;

@@ -213,6 +213,15 @@ TEST_CASE("memory follows the job's framework convention, and its parts add up",
   CHECK(unfused - mem("memory: {convention: pure, cross_entropy: compiled}\n").activations == Approx(8 * logits));
   CHECK(unfused - mem("memory: {convention: pure, cross_entropy: chunked}\n").activations == Approx(8 * logits));
   CHECK(unfused - mem("memory: {convention: pure, cross_entropy: fused}\n").activations == Approx(6 * logits));
+  // Eager modules (pure) against fused kernels (master_weights, the same loss): each norm keeps an
+  // FP32 copy of its input (4 bytes per element), and each SwiGLU keeps silu(gate) for the product's
+  // backward beside gate and up (2 bytes per ffn element: 4096 tokens x 14336, 32 blocks).
+  double norm_elements = 0;
+  for (const auto& op : resolve(llm_job("llama3-8b", 8, "")).workload.ops)
+    if (op.kind == OpKind::norm) norm_elements += op.saved;
+  const double fp32_norm_copies = 4 * norm_elements, silu_outputs = 32.0 * 4096 * 14336 * 2;
+  CHECK(unfused - mem("memory: {convention: master_weights, cross_entropy: unfused}\n").activations ==
+        Approx(fp32_norm_copies + silu_outputs));
   for (const auto& m : {deflt, ds, mega, pure, fsdp, autocast}) {
     INFO(m.convention);
     CHECK(m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies + m.activations +

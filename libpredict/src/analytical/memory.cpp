@@ -25,7 +25,8 @@ double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBy
   if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
   const bool fp8_input = p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm;
   double bytes = op.saved * (fp8_input ? 1.0 : p.activation_bytes);
-  if (op.kind == OpKind::norm && !op.batch_norm && st.eager_norms && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
+  if (op.kind == OpKind::norm && !op.batch_norm && st.eager_kernels && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
+  if (st.eager_kernels) bytes += op.eager_extra_saved * p.activation_bytes;
   return bytes;
 }
 

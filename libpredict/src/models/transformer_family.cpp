@@ -34,10 +34,12 @@ Op& split(Op& op) {
 // Routed experts are divided over EP ranks and not over TP (expert tensor parallel size 1).
 void experts(Op& op, ExpertSplit how) { op.expert_split = how; }
 // The MLP activation. A gated one (SwiGLU, GeGLU) stashes both its inputs, the gate and the up
-// projection, for backward; GELU/ReLU its one input.
+// projection, for backward; GELU/ReLU its one input. Run eagerly, a gated one also keeps act(gate),
+// the product's other operand.
 Op& mlp_activation(GraphBuilder& g, const std::string& name, double elements, bool gated) {
   Op& op = g.elementwise(name, elements, gated ? 2 : 1, gated ? 6 : 4);
   op.saved = op.elements_in;
+  if (gated) op.eager_extra_saved = op.elements_in / 2;
   return op;
 }
 // Weight projections a fine-tuning method can target (LoRA): attention q/k/v/o, MLP gate/up/down.

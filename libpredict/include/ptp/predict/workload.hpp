@@ -43,6 +43,9 @@ struct Op {
   double elements_in = 0, elements_out = 0;  // activation elements read / written in forward
   double params = 0;      // weight elements owned by this op
   double saved = 0;       // activation elements kept for backward
+  // More elements kept when eager modules run it instead of a fused kernel (MemoryConvention::
+  // eager_kernels): a gated MLP activation's output.
+  double eager_extra_saved = 0;
   bool input_grad = true; // false for the first op on raw data (no dgrad)
   bool uses_gemm_math = false;  // runs on the GEMM math mode (tensor cores when the policy allows)
   // Embedding tables updated sparsely (only the looked-up rows, as DLRM's SGD does): their weights

@@ -55,9 +55,11 @@ struct MemoryConvention {
   // weights.
   bool gathers_compute_copy;
   CrossEntropy cross_entropy;
-  // Eager RMSNorm/LayerNorm modules (HF's LlamaRMSNorm, litgpt's RMSNorm) upcast their input and
-  // keep that FP32 copy for backward, besides the 16-bit input.
-  bool eager_norms;
+  // Eager PyTorch modules, not fused kernels: RMSNorm/LayerNorm (HF's LlamaRMSNorm, litgpt's
+  // RMSNorm) upcast their input and keep that FP32 copy for backward, besides the 16-bit input; a
+  // gated MLP (F.silu(gate) * up) keeps the activation's output for the product's backward, beside
+  // gate and up (Op::eager_extra_saved), where a fused SwiGLU recomputes it.
+  bool eager_kernels;
   SelectiveRecompute selective;
   // Under an FP8 policy the GEMMs stash their FP8 input casts for backward (Transformer Engine);
   // false where they stash the 16-bit inputs and re-cast them in backward (torchao float8).
@@ -96,7 +98,7 @@ struct TrainingStateBytes {
   double forward_weight = 4;  // weights as the forward reads them (embedding lookups)
   double fp8_weight_copies = 0;                                 // bytes per weight
   CrossEntropy cross_entropy = CrossEntropy::fused;
-  bool eager_norms = false;
+  bool eager_kernels = false;
   SelectiveRecompute selective = SelectiveRecompute::core_attention;
   bool stashes_fp8_inputs = true;
   bool gemm_per_expert = true;
