@@ -5,9 +5,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace ptp::test {
 
@@ -23,10 +26,28 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// The temp dirs this test process made, removed when it exits: ctest runs every test case as its
+// own process, and CI runs the suite several times on one machine, whose disk they would fill.
+inline std::vector<std::string>& temp_dirs_made() {
+  static std::vector<std::string>* dirs = [] {
+    auto* made = new std::vector<std::string>();  // outlives static destructors, for the exit handler
+    std::atexit([] {
+      for (const auto& dir : temp_dirs_made()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+      }
+    });
+    return made;
+  }();
+  return *dirs;
+}
+
 inline std::string temp_dir() {
   char tmpl[] = "/tmp/ptp-test-XXXXXX";
   const char* dir = ::mkdtemp(tmpl);
-  return dir ? dir : "/tmp";
+  if (!dir) return "/tmp";
+  temp_dirs_made().push_back(dir);
+  return dir;
 }
 
 inline CommandResult run_command(const std::string& command) {
