@@ -81,11 +81,11 @@ void parse_finetune(const YamlReader& doc, JobSpec& j) {
   auto f = doc.optional_child("finetune");
   if (!f) return;
   if (!f->is_map()) f->fail("expected a mapping {method: full | lora | qlora, rank, targets}");
-  f->check_keys({"method", "rank", "targets", "double_quant", "quantized_keeps_inputs"});
+  f->check_keys({"method", "rank", "targets", "double_quant", "quantized_keeps_inputs", "dropout", "adapter_modules"});
   auto& ft = j.finetune;
   ft.method = one_of(*f, "method", "full", {"full", "lora", "qlora"});
   if (!ft.lora()) {
-    for (const char* k : {"rank", "targets", "double_quant", "quantized_keeps_inputs"})
+    for (const char* k : {"rank", "targets", "double_quant", "quantized_keeps_inputs", "dropout", "adapter_modules"})
       if (f->has(k)) f->child(k).fail("applies to method: lora or qlora only (method: full trains every weight)");
     return;
   }
@@ -93,6 +93,11 @@ void parse_finetune(const YamlReader& doc, JobSpec& j) {
     if (f->has(k) && !ft.quantized_base()) f->child(k).fail("applies to method: qlora only (a LoRA base is not quantised)");
   ft.double_quant = f->get_bool("double_quant", false);
   ft.quantized_keeps_inputs = f->get_bool("quantized_keeps_inputs", false);
+  if (f->has("dropout")) {
+    ft.dropout = f->get_number("dropout", 0, 1);
+    if (ft.dropout >= 1) f->child("dropout").fail("is a probability below 1 (1 would drop every adapter input)");
+  }
+  ft.adapter_modules = one_of(*f, "adapter_modules", "per_projection", {"per_projection", "fused_qkv", "fused"});
   if (!f->has("rank")) f->fail("method: " + ft.method + " needs rank (the adapters' inner dimension, e.g. 16)");
   ft.rank = static_cast<int>(f->get_int("rank", 1, 1'000'000));
   if (auto t = f->optional_child("targets")) {
@@ -329,6 +334,9 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     out << YAML::Key << "targets" << YAML::Value << YAML::Flow << j.finetune.targets;
     if (j.finetune.double_quant) out << YAML::Key << "double_quant" << YAML::Value << true;
     if (j.finetune.quantized_keeps_inputs) out << YAML::Key << "quantized_keeps_inputs" << YAML::Value << true;
+    if (j.finetune.dropout > 0) out << YAML::Key << "dropout" << YAML::Value << j.finetune.dropout;
+    if (j.finetune.adapter_modules != "per_projection")
+      out << YAML::Key << "adapter_modules" << YAML::Value << j.finetune.adapter_modules;
     out << YAML::EndMap;
   }
   if (j.memory.any()) {

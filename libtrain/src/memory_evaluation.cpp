@@ -149,6 +149,8 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
     if (c("double_quant") == "true") y << ", double_quant: true";
     if (c("quantized_keeps_inputs") == "true") y << ", quantized_keeps_inputs: true";
+    if (!c("lora_dropout").empty()) y << ", dropout: " << c("lora_dropout");
+    if (!c("adapter_modules").empty()) y << ", adapter_modules: " << c("adapter_modules");
     y << "}\n";
   }
   std::vector<std::string> memory;

@@ -20,7 +20,7 @@ MEMORY_COLUMNS = [
     "row_id", "origin", "source", "source_ref", "shared_ref",
     "model", "model_as_published", "model_params_b", "params_note", "hf_config_hint",
     "task", "finetune", "lora_rank", "lora_targets", "lora_targets_as_published", "quantized_base",
-    "double_quant", "quantized_keeps_inputs", "precision", "precision_as_published", "memory_convention",
+    "double_quant", "quantized_keeps_inputs", "lora_dropout", "adapter_modules", "precision", "precision_as_published", "memory_convention",
     "cross_entropy", "grad_sync", "frozen_grads", "untie_embeddings", "grad_accum",
     "gpu", "gpu_as_published", "gpu_norm", "gpu_mem_capacity_gb", "num_gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp",
@@ -225,6 +225,18 @@ def litgpt_stack(rec, origin, method):
             grad_accum)
 
 
+def litgpt_adapters(origin, method, model):
+    """(lora_dropout, adapter_modules) of a litgpt LoRA/QLoRA row, empty otherwise (job spec
+    finetune.dropout, finetune.adapter_modules). lit-gpt 8641822's finetune/lora.py sets
+    lora_dropout = 0.05; the config hub's LoRA and QLoRA configs at the table commits (5895df1004,
+    e54939861b, 2b195c7f5b, 00af8b0d9b, 134a07146a) set 0.1 for Gemma and Gemma 2, 0.05 for every
+    other model. Both wrap q, k, v in one LoRAQKVLinear (one dropout) and fc_1, fc_2 apart
+    (litgpt/lora.py)."""
+    if origin != "litgpt" or method not in ("lora", "qlora"):
+        return "", ""
+    return ("0.1" if model.startswith("gemma") else "0.05"), "fused_qkv"
+
+
 def untie_embeddings(origin, hf_config_hint):
     """litgpt's GPT has no tied LM head (litgpt/model.py at the config-hub commits and since): its
     checkpoint converter copies a tied embedding (the hint's "tied emb": Llama 3.2 1B / 3B; every
@@ -319,6 +331,7 @@ def build(shared, stats=None):
             raise ValueError("%s:%d: precision_ptp %r" % (path, line, prec))
         method = finetune_method(rec["task"], rec["quantized_base"])
         grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum = litgpt_stack(rec, ORIGIN[repo], method)
+        lora_dropout, adapter_modules = litgpt_adapters(ORIGIN[repo], method, model)
         rows.append({
             "row_id": rec["row_id"],
             "origin": ORIGIN[repo],
@@ -338,6 +351,8 @@ def build(shared, stats=None):
             "quantized_base": rec["quantized_base"],
             "double_quant": "true" if method == "qlora" and "double quant" in rec["quantized_base"] else "",
             "quantized_keeps_inputs": quantized_keeps_inputs,
+            "lora_dropout": lora_dropout,
+            "adapter_modules": adapter_modules,
             "precision": prec,
             "precision_as_published": rec["precision"],
             "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),

@@ -176,6 +176,59 @@ TEST_CASE("QLoRA on bitsandbytes before 0.43.2 stashes the inputs of the project
   CHECK(parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml")).finetune.quantized_keeps_inputs);
 }
 
+TEST_CASE("LoRA dropout keeps each adapter module's dropped input and its mask", "[llm][lora][memory]") {
+  auto job = [](const std::string& extra, const std::string& method = "lora") {
+    return predict(llm_job("llama3-8b", 1, "finetune: {method: " + method + ", rank: 16, targets: [all]" + extra + "}\n"));
+  };
+  const double T = 4096, h = 4096, q = 4096, ffn = 14336, layers = 32;
+  const auto plain = job(""), litgpt = job(", dropout: 0.05, adapter_modules: fused_qkv");
+  const auto peft = job(", dropout: 0.05"), megatron = job(", dropout: 0.1, adapter_modules: fused");
+  // litgpt: one dropout for q, k, v (a mask of the block input), one for o (a mask of the attention
+  // output), fc_1 and fc_2 apart (two dropped BF16 copies of the block input and two masks where the
+  // shared input was kept once), one for down (a mask of the ffn-wide input). Masks are one byte.
+  CHECK(litgpt.memory.activations - plain.memory.activations == Approx(layers * T * (h + q + 4 * h + ffn)));
+  // PEFT and torchtune wrap q, k and v apart: two more dropped copies and masks of the block input.
+  CHECK(peft.memory.activations - litgpt.memory.activations == Approx(layers * T * 2 * h * 3));
+  // Megatron-Bridge's fused linear_fc1 adapter: one dropout for gate and up.
+  CHECK(litgpt.memory.activations - megatron.memory.activations == Approx(layers * T * h * 3));
+  // The probability does not matter to memory, nor does dropout to the step's compute.
+  CHECK(job(", dropout: 0.3").memory.activations == Approx(peft.memory.activations));
+  CHECK(peft.breakdown.forward == Approx(plain.breakdown.forward));
+  CHECK(peft.memory.weights == Approx(plain.memory.weights));
+  // bitsandbytes before 0.43.2 keeps each adapted 4-bit projection's input as well: with dropout that
+  // is not the adapter's copy. One BF16 input per fused projection: block input (q, k, v), attention
+  // output (o), block input (gate, up), ffn-wide (down).
+  const std::string keeps = ", quantized_keeps_inputs: true";
+  const auto q_drop = job(", dropout: 0.05, adapter_modules: fused_qkv" + keeps, "qlora");
+  const auto q_nodrop = job(keeps, "qlora");
+  const auto q_drop_fixed = job(", dropout: 0.05, adapter_modules: fused_qkv", "qlora");
+  CHECK(q_drop.memory.activations - q_drop_fixed.memory.activations == Approx(layers * T * 2 * (h + q + h + ffn)));
+  CHECK(q_drop_fixed.memory.activations - q_nodrop.memory.activations ==
+        Approx(litgpt.memory.activations - plain.memory.activations));
+  // Tensor parallelism splits the masks with the adapter inputs they belong to.
+  const auto tp = predict(llm_job("llama3-8b", 2, "parallelism: {tensor: 2}\nsequence_parallel: true\n"
+                                              "finetune: {method: lora, rank: 16, targets: [all], dropout: 0.05}\n"));
+  const auto tp_plain = predict(llm_job("llama3-8b", 2, "parallelism: {tensor: 2}\nsequence_parallel: true\n"
+                                                    "finetune: {method: lora, rank: 16, targets: [all]}\n"));
+  CHECK(tp.memory.activations - tp_plain.memory.activations <
+        0.75 * (peft.memory.activations - plain.memory.activations));
+  CHECK(tp.memory.activations > tp_plain.memory.activations);
+  // A job spec writes back what it read; bad values are one-line errors naming the field.
+  const auto j = parse_job_spec(YamlReader::load_string(
+      llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, dropout: 0.05, adapter_modules: fused}\n"), "job.yaml"));
+  const auto again = parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml"));
+  CHECK(again.finetune.dropout == Approx(0.05));
+  CHECK(again.finetune.adapter_modules == "fused");
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, dropout: 1}\n")),
+             Catch::Matchers::Contains("finetune.dropout: is a probability below 1"));
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, dropout: -0.1}\n")),
+             Catch::Matchers::Contains("finetune.dropout"));
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, adapter_modules: qkv}\n")),
+             Catch::Matchers::Contains("finetune.adapter_modules: unknown value 'qkv'"));
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: full, dropout: 0.1}\n")),
+             Catch::Matchers::Contains("finetune.dropout: applies to method: lora or qlora only"));
+}
+
 // Issue 30, item 2a: the words of mfu_basis must describe the number (LoRA's frozen GEMMs count 2 passes).
 TEST_CASE("LoRA's model-FLOPs basis says how the frozen base is counted", "[llm][lora][issue30]") {
   const auto full = predict(llm_job("llama3-8b", 8, ""));

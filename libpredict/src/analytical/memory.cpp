@@ -27,7 +27,7 @@ double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBy
   double bytes = op.saved * (fp8_input ? 1.0 : p.activation_bytes);
   if (op.kind == OpKind::norm && !op.batch_norm && st.eager_kernels && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
   if (st.eager_kernels) bytes += op.eager_extra_saved * p.activation_bytes;
-  return bytes;
+  return bytes + op.saved_mask;
 }
 
 // Activation bytes one micro-batch leaves stashed on this stage, and the extra working set while

@@ -68,6 +68,7 @@ Op shard_op(const Op& op, const Layout& l) {
   o.elements_out *= out * c;
   o.saved *= saved * c;
   o.eager_extra_saved *= saved * c;
+  o.saved_mask *= saved * c;
   o.params *= params;
   if (op.kind == OpKind::gemm || op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.m *= c;
   return o;

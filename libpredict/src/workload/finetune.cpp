@@ -32,7 +32,8 @@ bool has_weight(const Op& op) {
 }
 
 // `keeps_input`: a 4-bit block projection of bitsandbytes before 0.43.2 saves its input anyway
-// (finetune.quantized_keeps_inputs); an adapted one's input is the adapter's, stashed once.
+// (finetune.quantized_keeps_inputs). An adapted one's input is the adapter's, stashed once, unless the
+// adapter drops out its own copy: then the projection keeps the undropped input as well.
 void freeze(Op& op, bool keeps_input) {
   op.frozen = true;
   switch (op.kind) {
@@ -83,6 +84,15 @@ bool targeted(const Op& op, const FinetuneSpec& f) {
          (op.projection == Projection::mlp && f.targets_mlp());
 }
 
+// Adapter modules per fused projection: PEFT and torchtune wrap each q, k, v, gate and up Linear
+// apart; litgpt one LoRAQKVLinear for q, k, v but fc_1 and fc_2 apart; Megatron-Bridge and NeMo
+// one adapter per fused linear_qkv and linear_fc1.
+double adapter_modules(const Op& base, const FinetuneSpec& f) {
+  if (f.adapter_modules == "fused") return 1;
+  if (f.adapter_modules == "fused_qkv" && base.projection == Projection::attention) return 1;
+  return base.fused_projections;
+}
+
 std::string num(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
 
 }  // namespace
@@ -97,7 +107,8 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
   for (const Op& base : w.ops) {
     ops.push_back(base);
     const bool quantized_projection = f.quantized_base() && base.in_block && base.projection != Projection::none;
-    if (has_weight(base)) freeze(ops.back(), f.quantized_keeps_inputs && quantized_projection && !targeted(base, f));
+    if (has_weight(base))
+      freeze(ops.back(), f.quantized_keeps_inputs && quantized_projection && (!targeted(base, f) || f.dropout > 0));
     if (base.kind != OpKind::gemm || !targeted(base, f)) continue;
     const double G = base.weight_groups, P = base.fused_projections;
     const bool by_n = base.expert_split == ExpertSplit::n, by_k = base.expert_split == ExpertSplit::k;
@@ -111,8 +122,15 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
     if (base.tp_role == TpRole::column) b_role = TpRole::column;
     if (base.tp_role == TpRole::row) a_role = TpRole::row;
     const bool expert = base.expert_split != ExpertSplit::none;
-    ops.push_back(adapter_gemm(base, ".lora_a", base.m, base.k, P * r * (by_n ? G : 1), a_role,
-                               by_n ? ExpertSplit::n : (by_k ? ExpertSplit::k : ExpertSplit::none)));
+    Op& a = ops.emplace_back(adapter_gemm(base, ".lora_a", base.m, base.k, P * r * (by_n ? G : 1), a_role,
+                                          by_n ? ExpertSplit::n : (by_k ? ExpertSplit::k : ExpertSplit::none)));
+    // Without dropout every adapter of a fused projection reads the same input tensor, kept once.
+    // With it each adapter module keeps its dropped copy and the mask.
+    if (f.dropout > 0) {
+      const double modules = adapter_modules(base, f);
+      a.saved *= modules;
+      a.saved_mask = a.saved;
+    }
     // B's FLOPs and weights: per matrix r x (its projections' outputs); experts stack their r along k.
     Op& b = ops.emplace_back(adapter_gemm(base, ".lora_b", base.m, r * (expert ? G : 1), by_n ? base.n / G : base.n,
                                           b_role, expert ? ExpertSplit::k : ExpertSplit::none));

@@ -49,6 +49,11 @@ struct FinetuneSpec {
   // qlora: each 4-bit projection keeps its input for backward although its weight is frozen
   // (bitsandbytes before 0.43.2: MatMul4Bit saves its input whenever any input needs a gradient).
   bool quantized_keeps_inputs = false;
+  // lora and qlora: the adapters' dropout probability. Each adapter module drops its own copy of its
+  // input and keeps that copy and a 1-byte mask for backward (PEFT, torchtune, litgpt: nn.Dropout before
+  // lora_A); how many modules a fused projection has is `adapter_modules`.
+  double dropout = 0;
+  std::string adapter_modules = "per_projection";  // per_projection | fused_qkv | fused
   bool lora() const { return method == "lora" || method == "qlora"; }
   bool quantized_base() const { return method == "qlora"; }
   bool targets_attention() const;

@@ -46,6 +46,8 @@ struct Op {
   // More elements kept when eager modules run it instead of a fused kernel (MemoryConvention::
   // eager_kernels): a gated MLP activation's output.
   double eager_extra_saved = 0;
+  // One-byte elements kept for backward whatever the activation dtype: dropout masks.
+  double saved_mask = 0;
   bool input_grad = true; // false for the first op on raw data (no dgrad)
   bool uses_gemm_math = false;  // runs on the GEMM math mode (tensor cores when the policy allows)
   // Embedding tables updated sparsely (only the looked-up rows, as DLRM's SGD does): their weights
