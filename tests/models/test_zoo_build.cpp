@@ -202,3 +202,27 @@ params:
   for (const auto& op : w.ops)
     if (op.name.find("stage1.block0.se_reduce") != std::string::npos) CHECK(op.params == 24 * 6 + 6);
 }
+
+TEST_CASE("only models that normalise their embeddings get an embedding norm", "[models][zoo]") {
+  auto norms_before_first_block = [](const std::string& id) {
+    const ModelDesc m = load_model(id, models_dir());
+    const Workload w = build(m, 2, kTypicalSeqLen);
+    int norms = 0;
+    for (const auto& op : w.ops) {
+      if (op.in_block) break;
+      if (op.kind == OpKind::norm) ++norms;
+    }
+    return norms;
+  };
+  // BERT's and ELECTRA's LayerNorm over word + position + type embeddings; BART's layernorm_embedding.
+  for (const char* id : {"bert-large", "electra-base"}) {
+    INFO(id);
+    CHECK(norms_before_first_block(id) == 1);
+  }
+  CHECK(norms_before_first_block("bart-large") == 1);
+  // Pre-norm decoders normalise inside each block only; T5 neither.
+  for (const char* id : {"gpt2", "llama3-8b", "mistral-7b", "opt-1.3b", "t5-base"}) {
+    INFO(id);
+    CHECK(norms_before_first_block(id) == 0);
+  }
+}

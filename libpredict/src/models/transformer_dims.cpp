@@ -60,7 +60,7 @@ void read_hybrid(const YamlReader& p, TransformerDims& d) {
 TransformerDims read_transformer_dims(const YamlReader& p) {
   p.check_keys({"kind", "layers", "encoder_layers", "decoder_layers", "hidden", "heads", "kv_heads", "head_dim",
                 "ffn", "vocab", "max_positions", "type_vocab", "activation", "norm", "positions", "attention", "head",
-                "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "dropout", "mem_len",
+                "head_fraction", "head_by_seq_len", "num_classes", "bias", "tie_embeddings", "embedding_norm", "dropout", "mem_len",
                 "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding", "num_experts",
                 "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla",
                 "qkv_bias", "sliding_window", "global_every", "hybrid_pattern", "mamba", "expert_latent",
@@ -116,6 +116,9 @@ TransformerDims read_transformer_dims(const YamlReader& p) {
   if (d.global_every > 0 && d.sliding_window <= 0) p.child("global_every").fail("needs sliding_window");
   d.tie_embeddings = p.get_bool("tie_embeddings", true);
   d.dropout = p.get_bool("dropout", true);
+  // BERT-style post-norm encoders normalise the summed embeddings (BERT, RoBERTa, ELECTRA); pre-norm
+  // decoders (GPT-2, Llama, Mistral, ...), T5 and the Transformer big do not. BART says so itself.
+  d.embedding_norm = p.get_bool("embedding_norm", d.kind == "encoder");
   d.mem_len = p.get_number("mem_len", 0, 1e6, 0);
   d.tgt_ratio = p.get_number("target_length_ratio", 0.01, 100, 1);
   // Encoder-decoder models with one vocabulary (BART, T5, Transformer big) share one token table.

@@ -14,6 +14,7 @@ struct TransformerDims {
   double hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0, max_positions = 0, type_vocab = 0;
   std::string activation, norm, positions, attention, head;
   bool bias = true, qkv_bias = true, tie_embeddings = true, dropout = true, share_embeddings = true;
+  bool embedding_norm = false;  // a norm over the summed embeddings before the first block
   // Sliding-window attention (Mistral, Gemma 2/3, Starcoder2): each query sees the last
   // sliding_window keys; with global_every = N every Nth block attends to the whole sequence.
   double sliding_window = 0;

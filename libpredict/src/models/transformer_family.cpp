@@ -216,7 +216,7 @@ void embed_tokens(GraphBuilder& g, const TransformerDims& d, double batch, doubl
   g.embedding(tag + "_tokens", T, d.hidden, d.vocab, shared_table ? 0.0 : d.token_table_params).tp_role = TpRole::vocab;
   if (d.positions == "learned" && d.max_positions > 0) g.embedding(tag + "_positions", T, d.hidden, d.max_positions);
   if (d.type_vocab > 0) g.embedding(tag + "_types", T, d.hidden, d.type_vocab);
-  g.norm(tag + "_norm", T * d.hidden, d.hidden);
+  if (d.embedding_norm) g.norm(tag + "_norm", T * d.hidden, d.hidden);
   if (d.dropout) g.elementwise(tag + "_dropout", T * d.hidden, 1, 2);
 }
 
