@@ -208,16 +208,44 @@ COMPILED_LOSS_SOURCES = (
 LITGPT_FLAT_BLOCK_SOURCE = "lit-gpt 8641822"
 
 
+# litgpt's config-hub benchmarks ran each config's own `devices`, whatever the table's Machine column
+# says: every "4xA10G" row whose config sets devices: 1 repeats its 1xA10G value (data README, caveat
+# 4), and phi-2/full.yaml at 5895df1004 (global_batch_size 8, micro_batch_size 4) would fail litgpt's
+# `assert gradient_accumulation_iters > 0` (litgpt/args.py: 8 // devices // 4) on four devices.
+# (devices, global_batch_size) of the multi-GPU full fine-tuning configs, read in each yaml at the
+# commit the row names; their accumulation runs under FSDP no_sync.
+LITGPT_CONFIG_RUNS = {
+    ("config_hub/finetune/gemma-2b/full.yaml", "5895df1004"): (4, 16),
+    ("config_hub/finetune/llama-2-7b/full.yaml", "5895df1004"): (4, 64),
+    ("config_hub/finetune/llama-3-8b/full.yaml", "5895df1004"): (4, 64),
+    ("config_hub/finetune/phi-2/full.yaml", "5895df1004"): (2, 8),
+    ("config_hub/finetune/stablelm-base-alpha-3b/full.yaml", "5895df1004"): (2, 8),
+    ("config_hub/finetune/llama-2-7b/full.yaml", "134a07146a"): (4, 64),
+}
+
+
+def litgpt_config_run(rec, origin):
+    """(devices, global_batch_size) of a multi-GPU litgpt config-hub row, or None."""
+    if origin != "litgpt" or sharding(rec["sharding"]) != "fsdp":
+        return None
+    m = re.search(r"config (config_hub/finetune/\S+) read at commit ([0-9a-f]+)", rec["notes"])
+    return LITGPT_CONFIG_RUNS.get((m.group(1), m.group(2))) if m else None
+
+
 def litgpt_stack(rec, origin, method):
     """(grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum) of a litgpt row, empty otherwise.
-    The 2023 tables publish their global batch in the notes ("minibatch 128 via grad accumulation")."""
+    The 2023 tables publish their global batch in the notes ("minibatch 128 via grad accumulation"),
+    the config hub's in its configs (LITGPT_CONFIG_RUNS)."""
     if origin != "litgpt":
         return "", "", "", ""
     fsdp = sharding(rec["sharding"]) == "fsdp" and rec["num_gpus"] not in ("", "1")
     grad_accum = ""
     m = re.search(r"minibatch (\d+) via grad accumulation", rec["notes"])
+    run = litgpt_config_run(rec, origin)
     if fsdp and m and rec["micro_batch"].isdigit():
         grad_accum = str(max(1, int(m.group(1)) // (int(rec["num_gpus"]) * int(rec["micro_batch"]))))
+    elif fsdp and run and rec["micro_batch"].isdigit():
+        grad_accum = str(max(1, run[1] // run[0] // int(rec["micro_batch"])))
     no_sync = fsdp and grad_accum not in ("", "1")
     return ("step" if no_sync else "",
             "true" if no_sync and LITGPT_FLAT_BLOCK_SOURCE in rec["source"] and method != "full" else "",
@@ -332,6 +360,12 @@ def build(shared, stats=None):
         method = finetune_method(rec["task"], rec["quantized_base"])
         grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum = litgpt_stack(rec, ORIGIN[repo], method)
         lora_dropout, adapter_modules = litgpt_adapters(ORIGIN[repo], method, model)
+        num_gpus, gpus_per_node, dp = rec["num_gpus"], rec["gpus_per_node"], rec["dp"]
+        run = litgpt_config_run(rec, ORIGIN[repo])
+        if run and str(run[0]) != num_gpus:
+            notes.append("num_gpus: the config's devices %d, not the table's machine of %s GPUs (litgpt's "
+                         "benchmarks ran the config's devices)" % (run[0], rec["num_gpus"]))
+            num_gpus = gpus_per_node = dp = str(run[0])
         rows.append({
             "row_id": rec["row_id"],
             "origin": ORIGIN[repo],
@@ -365,9 +399,9 @@ def build(shared, stats=None):
             "gpu_as_published": rec["gpu"],
             "gpu_norm": rec["gpu_norm"],
             "gpu_mem_capacity_gb": rec["gpu_mem_capacity_gb"],
-            "num_gpus": rec["num_gpus"],
-            "gpus_per_node": rec["gpus_per_node"],
-            "tp": rec["tp"], "pp": rec["pp"], "cp": rec["cp"], "ep": rec["ep"], "dp": rec["dp"],
+            "num_gpus": num_gpus,
+            "gpus_per_node": gpus_per_node,
+            "tp": rec["tp"], "pp": rec["pp"], "cp": rec["cp"], "ep": rec["ep"], "dp": dp,
             "sharding": sharding(rec["sharding"]),
             "sharding_as_published": rec["sharding"],
             "activation_checkpointing": recompute(rec["activation_checkpointing"]),

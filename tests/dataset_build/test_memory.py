@@ -96,5 +96,33 @@ class CrossEntropy(unittest.TestCase):
         self.assertEqual(memory.cross_entropy("torchtune", source, "torch.compile", "llama3.1-405b"), "")
 
 
+class LitgptStack(unittest.TestCase):
+    """Synthetic row fields (not measurements): only what the litgpt rules read."""
+
+    @staticmethod
+    def rec(config, commit, num_gpus="4", micro_batch="4", shard="fsdp"):
+        return {"sharding": shard, "num_gpus": num_gpus, "micro_batch": micro_batch, "source": "config hub",
+                "notes": "config %s read at commit %s (row last changed in %s); epochs 1" % (config, commit, commit)}
+
+    def test_a_config_hub_run_uses_its_configs_devices_and_accumulation(self):
+        phi2 = self.rec("config_hub/finetune/phi-2/full.yaml", "5895df1004")
+        self.assertEqual(memory.litgpt_config_run(phi2, "litgpt"), (2, 8))
+        # 8 // 2 devices // micro-batch 4: no accumulation, so no no_sync.
+        self.assertEqual(memory.litgpt_stack(phi2, "litgpt", "full"), ("", "", "", "1"))
+        gemma = self.rec("config_hub/finetune/gemma-2b/full.yaml", "5895df1004", micro_batch="1")
+        self.assertEqual(memory.litgpt_stack(gemma, "litgpt", "full"), ("step", "", "", "4"))
+        # Another commit of the same config, a single-GPU row or another origin: nothing read.
+        self.assertIsNone(memory.litgpt_config_run(self.rec("config_hub/finetune/phi-2/full.yaml", "0000000"), "litgpt"))
+        self.assertIsNone(memory.litgpt_config_run(self.rec("config_hub/finetune/phi-2/full.yaml", "5895df1004",
+                                                            shard="none"), "litgpt"))
+        self.assertIsNone(memory.litgpt_config_run(phi2, "torchtune"))
+
+    def test_litgpt_adapters_drop_out_with_fused_qkv(self):
+        self.assertEqual(memory.litgpt_adapters("litgpt", "qlora", "llama3-8b"), ("0.05", "fused_qkv"))
+        self.assertEqual(memory.litgpt_adapters("litgpt", "lora", "gemma2-9b"), ("0.1", "fused_qkv"))
+        self.assertEqual(memory.litgpt_adapters("litgpt", "full", "llama3-8b"), ("", ""))
+        self.assertEqual(memory.litgpt_adapters("peft", "lora", "llama3-8b"), ("", ""))
+
+
 if __name__ == "__main__":
     unittest.main()
