@@ -7,9 +7,9 @@
 namespace ptp {
 
 namespace {
-constexpr std::int64_t kMaxRepeat = 100000;
+constexpr std::int64_t kMaxRepeat = 10000;
 // Block iterations one model may expand to across all nesting levels (repeat x nested repeat x ...).
-constexpr std::int64_t kMaxExpandedBlocks = 100000;
+constexpr std::int64_t kMaxExpandedBlocks = 10000;
 
 // How many block iterations generating `params` takes, counting a nested composite's blocks once per
 // repeat of the block that holds it; stops as soon as the count passes `limit`. Nested blocks that
@@ -105,7 +105,7 @@ void generate_composite(const YamlReader& p, const BuildContext& ctx, GraphBuild
   p.check_keys({"blocks"});
   const auto blocks = p.child("blocks");
   if (!blocks.is_sequence()) blocks.fail("expected a list of blocks");
-  if (blocks.size() > 100000) blocks.fail("more than 100000 blocks");
+  if (blocks.size() > 10000) blocks.fail("more than 10000 blocks");
   if (ctx.depth == 0 && expansion(p, kMaxExpandedBlocks, 0) > kMaxExpandedBlocks)
     blocks.fail("expands to more than " + std::to_string(kMaxExpandedBlocks) +
                 " blocks (repeat x nested repeat); refusing an absurd model graph");
