@@ -68,6 +68,31 @@ TEST_CASE("a Mamba-2 layer: in_proj column-, out_proj row-parallel, conv, scan a
   CHECK(op_named(stages[0].ops, "layer0.mamba_out_proj").k == inner / 2);
   CHECK(op_named(stages[0].ops, "layer0.mamba_conv1d").params == conv.params / 2);
   CHECK(op_named(stages[0].ops, "layer0.mamba_ssd_scan").fwd_flops == Approx(ssd.fwd_flops / 2));
+  CHECK(op_named(stages[0].ops, "layer0.mamba_ssd_scan").traffic_bwd == Approx(ssd.traffic_bwd / 2));
+}
+
+TEST_CASE("the Mamba-2 scan moves its kernels' FP32 chunk states, not only its inputs and outputs", "[llm][hybrid]") {
+  // Nano at 8192 tokens: x = 64 heads x 64 = 4096 per token, chunk states 4096 x 128 / 128 = 4096,
+  // B or C 8 x 128 = 1024, C B^T 8 x 128 = 1024, dt 64 (mamba_ssm ssd_combined.py, kernel by kernel).
+  const auto job = resolve(llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n", "bf16", "h100-sxm5-80gb", 8192));
+  const Op& ssd = op_named(job.workload.ops, "layer0.mamba_ssd_scan");
+  const double T = 8192, x = 4096, states = 4096, bc = 1024, cb = 1024, h = 64;
+  CHECK(ssd.traffic_fwd == Approx(T * (5 * x + 4 * bc + 2 * states + h)));
+  CHECK(ssd.traffic_fwd_fp32 == Approx(T * (6 * h + 2 * states + 2 * cb)));
+  CHECK(ssd.traffic_bwd == Approx(T * (17 * x + 15 * bc + 8 * states + 2 * h)));
+  CHECK(ssd.traffic_bwd_fp32 == Approx(T * (22 * h + 6 * cb + 2 * states)));
+  // About 108 KB per token forward and 300 KB backward at BF16: several times the 26 KB of its
+  // inputs and output, so the scan is memory-bound on an H100 (its ~10^11 FLOPs would take 0.1 ms).
+  const double fwd_bytes = 2 * ssd.traffic_fwd + 4 * ssd.traffic_fwd_fp32;
+  CHECK(fwd_bytes / T == Approx(108e3).epsilon(0.02));
+  CHECK(fwd_bytes > 3 * 2 * (ssd.elements_in + ssd.elements_out));
+  const OpTime t = analytical_op_time(ssd, job, AnalyticalConstants{});
+  const double bandwidth = job.gpu->bandwidth_bytes_per_s();
+  CHECK(t.forward_s > fwd_bytes / bandwidth);
+  CHECK(t.backward_s > 2.5 * t.forward_s);
+  // A longer sequence scales the traffic with the tokens (linear, unlike attention).
+  const auto longer = resolve(llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n", "bf16", "h100-sxm5-80gb", 16384));
+  CHECK(op_named(longer.workload.ops, "layer0.mamba_ssd_scan").traffic_fwd == Approx(2 * ssd.traffic_fwd));
 }
 
 TEST_CASE("pipeline stages count hybrid layers one letter each", "[llm][hybrid]") {

@@ -167,6 +167,22 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
   mlp_sublayer(g, d, batch * q_len, moe);
 }
 
+// What the SSD kernels of mamba_ssm (ops/triton/ssd_combined.py, as Megatron's MambaMixer calls
+// them) read and write per token, from each kernel's operands. x = heads x head_dim (x, z, the
+// output and their gradients), states = x x state / chunk (one FP32 chunk state per chunk, passed on
+// at the activation dtype), bc = groups x state (B or C), cb = groups x chunk (C B^T, FP32), h = heads
+// (dt and its cumulative sums, FP32). Forward, five kernels: chunk_cumsum, chunk_state (writes FP32
+// states), state_passing, bmm_chunk (writes FP32 C B^T), chunk_scan (writes the output and its gated
+// copy). Backward recomputes the first four, then runs eleven more (dz, dstates, state_passing_bwd,
+// dx, dB, dC, dCB, two bmm_chunk_bwd, ddA_cumsum, chunk_cumsum_bwd).
+void ssd_scan_traffic(Op& ssd, double tokens, double x, double states, double bc, double cb, double h) {
+  ssd.repeats = 5;
+  ssd.traffic_fwd = tokens * (5 * x + 4 * bc + 2 * states + h);
+  ssd.traffic_fwd_fp32 = tokens * (6 * h + 2 * states + 2 * cb);
+  ssd.traffic_bwd = tokens * (17 * x + 15 * bc + 8 * states + 2 * h);
+  ssd.traffic_bwd_fp32 = tokens * (22 * h + 6 * cb + 2 * states);
+}
+
 // One Mamba-2 mixer layer (Dao & Gu 2024, "Transformers are SSMs", arXiv:2405.21060; Megatron-Core
 // MambaMixer). d_inner = heads x head_dim; x, B, C go through the causal depthwise conv.
 void mamba_block(GraphBuilder& g, const TransformerDims& d, double batch, double len) {
@@ -183,8 +199,8 @@ void mamba_block(GraphBuilder& g, const TransformerDims& d, double batch, double
   // SSD chunked scan (paper section 6) per token, with chunk Q: C B^T within the chunk, 2 G Q N
   // (per group); its masked product with x, 2 H Q P; chunk states B^T x and their read-out C h,
   // 2 x 2 H N P; the inter-chunk state pass is (1/Q) of that and left out. It runs as batched
-  // GEMMs over (batch x heads x chunks) tiles of Q x P, counted here with its exact FLOPs and its
-  // inputs (x, B, C, dt) and output y; the backward kernels do twice the forward, as for GEMMs.
+  // GEMMs over (batch x heads x chunks) tiles of Q x P, counted here with its exact FLOPs (the
+  // backward kernels do twice the forward, as for GEMMs) and its kernels' memory traffic.
   Op& ssd = g.bmm("mamba_ssd_scan", batch * H * std::ceil(len / Q), Q, P, N);
   ssd.fwd_flops = 2 * T * (G * Q * N + H * Q * P + 2 * H * N * P);
   ssd.bwd_flops = 2 * ssd.fwd_flops;
@@ -194,6 +210,7 @@ void mamba_block(GraphBuilder& g, const TransformerDims& d, double batch, double
   ssd.params = 3 * H;  // A_log, D, dt_bias per head
   ssd.on_scores = false;  // linear in the sequence, unlike attention scores
   ssd.state_space_scan = true;
+  ssd_scan_traffic(ssd, T, inner, H * P * N / Q, G * N, G * Q, H);
   // Gated RMSNorm, y * SiLU(z) normalised per group: the heads' slice on each TP rank.
   split(g.norm("mamba_gated_norm", T * inner, inner)).saved = 2 * T * inner;
   row(g.linear("mamba_out_proj", T, inner, h, false));

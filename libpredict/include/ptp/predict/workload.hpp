@@ -78,6 +78,11 @@ struct Op {
   // A state-space scan (Mamba-2's SSD): timed as a batched GEMM, but its kernels are not the attention
   // or GEMM kernels whose efficiency the rest of the workload shows, so the aggregator sees its share.
   bool state_space_scan = false;
+  // Kernels whose memory traffic is not their inputs and outputs once: a chunked scan writes FP32
+  // intermediates (chunk states, C B^T) and reads them back, and its backward recomputes part of the
+  // forward. Elements each pass moves at the policy's activation dtype and in FP32; all 0: the
+  // roofline's inputs + outputs (+ weights), twice that in backward.
+  double traffic_fwd = 0, traffic_fwd_fp32 = 0, traffic_bwd = 0, traffic_bwd_fp32 = 0;
 };
 
 struct Workload {
