@@ -165,7 +165,10 @@ TEST_CASE("the Mamba-2 scan is linear in the real tokens of unpadded and packed 
   CHECK(unpadded.fwd_flops == Approx(padded.fwd_flops / 4));  // not the 1/16 of attention scores
   CHECK(unpadded.batch == Approx(padded.batch / 4));           // a quarter of the 128-token chunks
   CHECK(unpadded.m == padded.m);
+  CHECK(unpadded.traffic_fwd == Approx(padded.traffic_fwd / 4));  // its kernels' traffic too
+  CHECK(unpadded.traffic_bwd_fp32 == Approx(padded.traffic_bwd_fp32 / 4));
   CHECK(docs.fwd_flops == Approx(padded.fwd_flops));  // packed: every token works
+  CHECK(docs.traffic_fwd == Approx(padded.traffic_fwd));
   CHECK(docs.batch == Approx(padded.batch));
 }
 
