@@ -126,7 +126,13 @@ TEST_CASE("Sliding windows cut attention FLOPs only beyond the window, every Nth
   // Gemma 2: every second layer attends globally.
   const auto gemma2 = hf("gemma-2-9b.json");
   CHECK(gemma2.params.get_number("global_every", 0, 1e6) == 2);
+  // Its soft caps come with it, and capped scores are computed explicitly (as the zoo's gemma2 files).
+  CHECK(gemma2.params.get_number("attention_softcap", 0, 1e6) == 50);
+  CHECK(gemma2.params.get_number("logit_softcap", 0, 1e6) == 30);
+  CHECK(gemma2.params.get_string("attention") == "standard");
   const auto gemma3 = hf("gemma-3-1b.json");
+  CHECK_FALSE(gemma3.params.has("attention_softcap"));  // null in Gemma 3
+  CHECK(gemma3.params.get_string("attention") == "flash");
   CHECK(gemma3.params.get_number("global_every", 0, 1e6) == 6);
   CHECK(gemma3.params.get_number("sliding_window", 0, 1e9) == 512);
 }

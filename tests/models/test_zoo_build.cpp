@@ -226,3 +226,33 @@ TEST_CASE("only models that normalise their embeddings get an embedding norm", "
     CHECK(norms_before_first_block(id) == 0);
   }
 }
+
+TEST_CASE("Gemma 2's soft caps keep their tanh outputs and an FP32 softmax; uncapped models have none",
+          "[models][zoo]") {
+  const double B = 2, S = kTypicalSeqLen;
+  const Workload w = build(load_model("gemma2-2b", models_dir()), B, S);
+  auto named = [&](const std::string& name) -> const Op& {
+    const auto it = std::find_if(w.ops.begin(), w.ops.end(), [&](const Op& o) { return o.name == name; });
+    if (it == w.ops.end()) FAIL("no op " << name);
+    return *it;
+  };
+  // HF attn_logit_softcapping 50 on 8 heads' S x S scores per sequence, every layer (local ones too:
+  // the eager path scores all keys and masks the window).
+  const double scores = B * 8 * S * S;
+  const Op& cap = named("layer0.self_attn_softcap");
+  CHECK(cap.saved == scores);
+  CHECK(cap.on_scores);
+  CHECK(named("layer1.self_attn_softcap").saved == scores);
+  CHECK(named("layer0.self_attn_softmax").eager_extra_saved == scores);
+  // final_logit_softcapping 30 on every logit, split over the vocabulary like the logits.
+  const Op& logits = named("lm_softcap");
+  CHECK(logits.saved == B * S * 256000);
+  CHECK(logits.tp_role == TpRole::vocab);
+  // Gemma 1 and Llama have no caps.
+  for (const char* id : {"gemma-2b", "llama3-8b"}) {
+    INFO(id);
+    const Workload u = build(load_model(id, models_dir()), B, S);
+    CHECK(std::none_of(u.ops.begin(), u.ops.end(),
+                       [](const Op& o) { return o.name.find("softcap") != std::string::npos; }));
+  }
+}

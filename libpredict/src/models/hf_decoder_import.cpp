@@ -283,6 +283,13 @@ bool import_decoder(const json& j, const std::string& path, const std::string& t
   if (f->moe != Family::dense) read_moe(j, path, *f, p, layers);
   if (f->moe == Family::deepseek) read_mla(j, path, p);
   read_window(j, path, *f, p);
+  // Gemma 2's soft caps (null in Gemma 3). Capped scores are computed explicitly, as HF's eager
+  // attention (the one it recommends for training Gemma 2), litgpt and torchtune do.
+  if (has_number(j, "attn_logit_softcapping")) {
+    p["attention_softcap"] = field(j, path, {"attn_logit_softcapping"});
+    p["attention"] = "standard";
+  }
+  if (has_number(j, "final_logit_softcapping")) p["logit_softcap"] = field(j, path, {"final_logit_softcapping"});
   return true;
 }
 

@@ -64,7 +64,7 @@ TransformerDims read_transformer_dims(const YamlReader& p) {
                 "target_length_ratio", "image", "head_vocab", "share_embeddings", "adaptive_embedding", "num_experts",
                 "experts_per_token", "expert_ffn", "shared_expert_ffn", "first_dense_layers", "mtp_layers", "mla",
                 "qkv_bias", "sliding_window", "global_every", "hybrid_pattern", "mamba", "expert_latent",
-                "mtp_pattern"});
+                "mtp_pattern", "attention_softcap", "logit_softcap"});
   TransformerDims d;
   d.kind = p.get_string("kind");
   if (d.kind != "encoder" && d.kind != "decoder-only" && d.kind != "encoder-decoder")
@@ -114,6 +114,8 @@ TransformerDims read_transformer_dims(const YamlReader& p) {
   d.sliding_window = p.get_number("sliding_window", 0, 1e8, 0);
   d.global_every = static_cast<int>(p.get_int("global_every", 0, 10000, 0));
   if (d.global_every > 0 && d.sliding_window <= 0) p.child("global_every").fail("needs sliding_window");
+  d.attention_softcap = p.get_number("attention_softcap", 0, 1e6, 0);
+  d.logit_softcap = p.get_number("logit_softcap", 0, 1e6, 0);
   d.tie_embeddings = p.get_bool("tie_embeddings", true);
   d.dropout = p.get_bool("dropout", true);
   // BERT-style post-norm encoders normalise the summed embeddings (BERT, RoBERTa, ELECTRA); pre-norm

@@ -19,6 +19,9 @@ struct TransformerDims {
   // sliding_window keys; with global_every = N every Nth block attends to the whole sequence.
   double sliding_window = 0;
   int global_every = 0;
+  // Gemma 2's soft caps, cap * tanh(x / cap), on the attention scores and on the final logits (HF
+  // attn_logit_softcapping, final_logit_softcapping); 0: none. Each tanh keeps its output for backward.
+  double attention_softcap = 0, logit_softcap = 0;
   double token_table_params = -1;  // adaptive input embeddings: smaller than vocab x hidden
   double head_vocab = 0, head_fraction = 1, num_classes = 0, mem_len = 0, tgt_ratio = 1;
   double image = 0, patch = 0, channels = 3;

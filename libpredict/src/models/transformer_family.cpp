@@ -111,6 +111,13 @@ void moe_mlp(GraphBuilder& g, const TransformerDims& d, double T, bool gated) {
   }
 }
 
+// cap * tanh(x / cap): three elementwise passes, the tanh's output kept for backward.
+Op& softcap(GraphBuilder& g, const std::string& name, double elements) {
+  Op& op = g.elementwise(name, elements, 1, 6);
+  op.saved = elements;
+  return op;
+}
+
 // The attention half of a block: norm, projections, scores (fused or explicit), output, residual.
 // self: self-attention over `keys` (MLA when the model has it); else cross-attention to an encoder.
 void attention_sublayer(GraphBuilder& g, const TransformerDims& d, const std::string& tag, double batch, double q_len,
@@ -132,7 +139,12 @@ void attention_sublayer(GraphBuilder& g, const TransformerDims& d, const std::st
     const double bh = batch * d.heads;
     g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
     if (d.positions == "relative") g.bmm(tag + "_pos_scores", bh, q_len, keys, d.head_dim);
-    g.softmax(tag + "_softmax", bh * q_len * keys);
+    // Softcapped scores (Gemma 2 in HF's eager attention, litgpt, torchtune): the tanh keeps its
+    // output, and the softmax runs in FP32 (softmax(..., dtype=float).to(bf16)), whose FP32 output
+    // the eager stacks keep beside the 16-bit probabilities the context matmul reads.
+    if (d.attention_softcap > 0) split(softcap(g, tag + "_softcap", bh * q_len * keys)).on_scores = true;
+    Op& softmax = g.softmax(tag + "_softmax", bh * q_len * keys);
+    if (d.attention_softcap > 0) softmax.eager_extra_saved = bh * q_len * keys;  // FP32: 2 bytes more
     if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
     g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
   }
@@ -294,6 +306,7 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     // Tied embeddings share the weight: count the GEMM, not the parameters again.
     const bool tied = d.tie_embeddings && !ctx.untie_embeddings;
     column(g.linear("lm_head", rows, d.hidden, d.head_vocab, false, true, /*shared_weight=*/tied));
+    if (d.logit_softcap > 0) softcap(g, "lm_softcap", rows * d.head_vocab).tp_role = TpRole::vocab;
     g.loss("lm_loss", rows, d.head_vocab);
     if (head == "mlm") g.linear("nsp_head", B, d.hidden, 2, true);
   } else if (head == "span") {

@@ -211,7 +211,7 @@ void GraphBuilder::batch_norm(const std::string& name, double elements, double c
   w_.ops.back().batch_norm = true;
 }
 
-void GraphBuilder::softmax(const std::string& name, double elements) {
+Op& GraphBuilder::softmax(const std::string& name, double elements) {
   Op o;
   o.name = name;
   o.kind = OpKind::softmax;
@@ -220,7 +220,7 @@ void GraphBuilder::softmax(const std::string& name, double elements) {
   o.elements_in = elements;
   o.elements_out = elements;
   o.saved = elements;
-  add(o);
+  return add(o);
 }
 
 Op& GraphBuilder::elementwise(const std::string& name, double elements, double inputs, double flops_per_element) {

@@ -129,7 +129,7 @@ class GraphBuilder {
                 double stride = 1, double dilation = 1, bool bias = true);
   Op& norm(const std::string& name, double elements, double channels);  // layer/RMS norm
   void batch_norm(const std::string& name, double elements, double channels);
-  void softmax(const std::string& name, double elements);
+  Op& softmax(const std::string& name, double elements);
   Op& elementwise(const std::string& name, double elements, double inputs = 1, double flops_per_element = 1);
   // table_params: parameters of the table when it is not rows x dim (adaptive embeddings), 0 when
   // the table is shared with another op
