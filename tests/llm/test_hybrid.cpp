@@ -68,7 +68,7 @@ TEST_CASE("a Mamba-2 layer: in_proj column-, out_proj row-parallel, conv, scan a
   CHECK(op_named(stages[0].ops, "layer0.mamba_out_proj").k == inner / 2);
   CHECK(op_named(stages[0].ops, "layer0.mamba_conv1d").params == conv.params / 2);
   CHECK(op_named(stages[0].ops, "layer0.mamba_ssd_scan").fwd_flops == Approx(ssd.fwd_flops / 2));
-  CHECK(op_named(stages[0].ops, "layer0.mamba_ssd_scan").traffic_bwd == Approx(ssd.traffic_bwd / 2));
+  CHECK(op_named(stages[0].ops, "layer0.mamba_ssd_scan").traffic.bwd == Approx(ssd.traffic.bwd / 2));
 }
 
 TEST_CASE("the Mamba-2 scan moves its kernels' FP32 chunk states, not only its inputs and outputs", "[llm][hybrid]") {
@@ -77,13 +77,13 @@ TEST_CASE("the Mamba-2 scan moves its kernels' FP32 chunk states, not only its i
   const auto job = resolve(llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n", "bf16", "h100-sxm5-80gb", 8192));
   const Op& ssd = op_named(job.workload.ops, "layer0.mamba_ssd_scan");
   const double T = 8192, x = 4096, states = 4096, bc = 1024, cb = 1024, h = 64;
-  CHECK(ssd.traffic_fwd == Approx(T * (5 * x + 4 * bc + 2 * states + h)));
-  CHECK(ssd.traffic_fwd_fp32 == Approx(T * (6 * h + 2 * states + 2 * cb)));
-  CHECK(ssd.traffic_bwd == Approx(T * (17 * x + 15 * bc + 8 * states + 2 * h)));
-  CHECK(ssd.traffic_bwd_fp32 == Approx(T * (22 * h + 6 * cb + 2 * states)));
+  CHECK(ssd.traffic.fwd == Approx(T * (5 * x + 4 * bc + 2 * states + h)));
+  CHECK(ssd.traffic.fwd_fp32 == Approx(T * (6 * h + 2 * states + 2 * cb)));
+  CHECK(ssd.traffic.bwd == Approx(T * (17 * x + 15 * bc + 8 * states + 2 * h)));
+  CHECK(ssd.traffic.bwd_fp32 == Approx(T * (22 * h + 6 * cb + 2 * states)));
   // About 108 KB per token forward and 300 KB backward at BF16: several times the 26 KB of its
   // inputs and output, so the scan is memory-bound on an H100 (its ~10^11 FLOPs would take 0.1 ms).
-  const double fwd_bytes = 2 * ssd.traffic_fwd + 4 * ssd.traffic_fwd_fp32;
+  const double fwd_bytes = 2 * ssd.traffic.fwd + 4 * ssd.traffic.fwd_fp32;
   CHECK(fwd_bytes / T == Approx(108e3).epsilon(0.02));
   CHECK(fwd_bytes > 3 * 2 * (ssd.elements_in + ssd.elements_out));
   const OpTime t = analytical_op_time(ssd, job, AnalyticalConstants{});
@@ -92,7 +92,7 @@ TEST_CASE("the Mamba-2 scan moves its kernels' FP32 chunk states, not only its i
   CHECK(t.backward_s > 2.5 * t.forward_s);
   // A longer sequence scales the traffic with the tokens (linear, unlike attention).
   const auto longer = resolve(llm_job("nemotron-3-nano", 8, "parallelism: {expert: 8}\n", "bf16", "h100-sxm5-80gb", 16384));
-  CHECK(op_named(longer.workload.ops, "layer0.mamba_ssd_scan").traffic_fwd == Approx(2 * ssd.traffic_fwd));
+  CHECK(op_named(longer.workload.ops, "layer0.mamba_ssd_scan").traffic.fwd == Approx(2 * ssd.traffic.fwd));
 }
 
 TEST_CASE("pipeline stages count hybrid layers one letter each", "[llm][hybrid]") {
@@ -165,10 +165,10 @@ TEST_CASE("the Mamba-2 scan is linear in the real tokens of unpadded and packed 
   CHECK(unpadded.fwd_flops == Approx(padded.fwd_flops / 4));  // not the 1/16 of attention scores
   CHECK(unpadded.batch == Approx(padded.batch / 4));           // a quarter of the 128-token chunks
   CHECK(unpadded.m == padded.m);
-  CHECK(unpadded.traffic_fwd == Approx(padded.traffic_fwd / 4));  // its kernels' traffic too
-  CHECK(unpadded.traffic_bwd_fp32 == Approx(padded.traffic_bwd_fp32 / 4));
+  CHECK(unpadded.traffic.fwd == Approx(padded.traffic.fwd / 4));  // its kernels' traffic too
+  CHECK(unpadded.traffic.bwd_fp32 == Approx(padded.traffic.bwd_fp32 / 4));
   CHECK(docs.fwd_flops == Approx(padded.fwd_flops));  // packed: every token works
-  CHECK(docs.traffic_fwd == Approx(padded.traffic_fwd));
+  CHECK(docs.traffic.fwd == Approx(padded.traffic.fwd));
   CHECK(docs.batch == Approx(padded.batch));
 }
 

@@ -152,9 +152,8 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       fwd_bytes = op.elements_out * op_element_bytes(op, job) + op.m * 8;  // rows gathered + int64 indices
       break;
   }
-  // A kernel chain with its own traffic (Op::traffic_fwd): its activations at the policy's dtype.
-  const double traffic_bytes = p.activation_bytes;
-  if (op.traffic_fwd > 0) fwd_bytes = op.traffic_fwd * traffic_bytes + op.traffic_fwd_fp32 * 4;
+  // A kernel chain with its own traffic (KernelTraffic): its activations at the policy's dtype.
+  if (op.traffic.set()) fwd_bytes = op.traffic.fwd * p.activation_bytes + op.traffic.fwd_fp32 * 4;
   // XLA and JAX fuse elementwise chains into their producers.
   if (graph_compiled(job.job) && (op.kind == OpKind::elementwise || op.kind == OpKind::norm)) fwd_bytes *= 0.4;
 
@@ -171,7 +170,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   // Backward reads the output gradient and the saved input, writes the input (and weight) gradients.
   // A frozen weight's backward is the data gradient alone (or nothing on the raw input).
   double bwd_bytes = op.frozen ? (op.bwd_flops > 0 ? fwd_bytes : 0) : 2 * fwd_bytes;
-  if (op.traffic_bwd > 0) bwd_bytes = op.traffic_bwd * traffic_bytes + op.traffic_bwd_fp32 * 4;
+  if (op.traffic.set()) bwd_bytes = op.traffic.bwd * p.activation_bytes + op.traffic.bwd_fp32 * 4;
   t.backward_s = kernel_time(op.bwd_flops, bwd_bytes, emax_mem);
   if (k.op_model) {
     if (const double learned = k.op_model->seconds(op, job, true, t.backward_s); learned >= 0)

@@ -69,7 +69,7 @@ Op shard_op(const Op& op, const Layout& l) {
   o.saved *= saved * c;
   o.eager_extra_saved *= saved * c;
   o.saved_mask *= saved * c;
-  for (double* traffic : {&o.traffic_fwd, &o.traffic_fwd_fp32, &o.traffic_bwd, &o.traffic_bwd_fp32}) *traffic *= act * c;
+  o.traffic.scale(act * c);
   o.params *= params;
   if (op.kind == OpKind::gemm || op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) o.m *= c;
   return o;

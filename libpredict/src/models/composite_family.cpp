@@ -105,7 +105,8 @@ void generate_composite(const YamlReader& p, const BuildContext& ctx, GraphBuild
   p.check_keys({"blocks"});
   const auto blocks = p.child("blocks");
   if (!blocks.is_sequence()) blocks.fail("expected a list of blocks");
-  if (blocks.size() > 10000) blocks.fail("more than 10000 blocks");
+  if (blocks.size() > static_cast<std::size_t>(kMaxExpandedBlocks))
+    blocks.fail("more than " + std::to_string(kMaxExpandedBlocks) + " blocks");
   if (ctx.depth == 0 && expansion(p, kMaxExpandedBlocks, 0) > kMaxExpandedBlocks)
     blocks.fail("expands to more than " + std::to_string(kMaxExpandedBlocks) +
                 " blocks (repeat x nested repeat); refusing an absurd model graph");

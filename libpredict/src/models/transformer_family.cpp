@@ -189,10 +189,10 @@ void block(GraphBuilder& g, const TransformerDims& d, double batch, double q_len
 // dx, dB, dC, dCB, two bmm_chunk_bwd, ddA_cumsum, chunk_cumsum_bwd).
 void ssd_scan_traffic(Op& ssd, double tokens, double x, double states, double bc, double cb, double h) {
   ssd.repeats = 5;
-  ssd.traffic_fwd = tokens * (5 * x + 4 * bc + 2 * states + h);
-  ssd.traffic_fwd_fp32 = tokens * (6 * h + 2 * states + 2 * cb);
-  ssd.traffic_bwd = tokens * (17 * x + 15 * bc + 8 * states + 2 * h);
-  ssd.traffic_bwd_fp32 = tokens * (22 * h + 6 * cb + 2 * states);
+  ssd.traffic.fwd = tokens * (5 * x + 4 * bc + 2 * states + h);
+  ssd.traffic.fwd_fp32 = tokens * (6 * h + 2 * states + 2 * cb);
+  ssd.traffic.bwd = tokens * (17 * x + 15 * bc + 8 * states + 2 * h);
+  ssd.traffic.bwd_fp32 = tokens * (22 * h + 6 * cb + 2 * states);
 }
 
 // One Mamba-2 mixer layer (Dao & Gu 2024, "Transformers are SSMs", arXiv:2405.21060; Megatron-Core

@@ -49,7 +49,7 @@ void apply_sequence_layout(Workload& w, const SequenceLayoutSpec& s, int seq_len
     }
     op.elements_in *= f;
     op.elements_out *= f;
-    for (double* traffic : {&op.traffic_fwd, &op.traffic_fwd_fp32, &op.traffic_bwd, &op.traffic_bwd_fp32}) *traffic *= f;
+    op.traffic.scale(f);
   }
 }
 

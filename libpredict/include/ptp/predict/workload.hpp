@@ -31,6 +31,21 @@ const char* expert_split_name(ExpertSplit e);
 // class (LoRA targets: PEFT's q/k/v/o as attention, gate/up/down as mlp). The family says which.
 enum class Projection { none, attention, mlp };
 
+// Elements a kernel chain moves per pass, at the policy's activation dtype and in FP32, where that is
+// not its inputs and outputs once: a chunked scan writes FP32 intermediates (chunk states, C B^T) and
+// reads them back, and its backward recomputes part of the forward. Unset (all 0): the roofline's
+// inputs + outputs (+ weights), twice that in backward. Scales with the op's per-token work.
+struct KernelTraffic {
+  double fwd = 0, fwd_fp32 = 0, bwd = 0, bwd_fp32 = 0;
+  bool set() const { return fwd > 0; }
+  void scale(double f) {
+    fwd *= f;
+    fwd_fp32 *= f;
+    bwd *= f;
+    bwd_fp32 *= f;
+  }
+};
+
 struct Op {
   std::string name;  // "layer3.block2.conv1"
   OpKind kind = OpKind::elementwise;
@@ -78,11 +93,8 @@ struct Op {
   // A state-space scan (Mamba-2's SSD): timed as a batched GEMM, but its kernels are not the attention
   // or GEMM kernels whose efficiency the rest of the workload shows, so the aggregator sees its share.
   bool state_space_scan = false;
-  // Kernels whose memory traffic is not their inputs and outputs once: a chunked scan writes FP32
-  // intermediates (chunk states, C B^T) and reads them back, and its backward recomputes part of the
-  // forward. Elements each pass moves at the policy's activation dtype and in FP32; all 0: the
-  // roofline's inputs + outputs (+ weights), twice that in backward.
-  double traffic_fwd = 0, traffic_fwd_fp32 = 0, traffic_bwd = 0, traffic_bwd_fp32 = 0;
+  // Kernels whose memory traffic is not their inputs and outputs once (KernelTraffic).
+  KernelTraffic traffic;
 };
 
 struct Workload {
