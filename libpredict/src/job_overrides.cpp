@@ -16,7 +16,7 @@ const std::vector<std::string>& job_spec_keys() {
       "model", "precision", "framework", "codebase", "xla", "memory_format", "batch_size", "batch_tokens",
       "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run", "cost", "parallelism",
       "sharding", "activation_checkpointing", "sequence_parallel", "finetune", "avg_seq_len", "packing",
-      "attention_mask", "memory", "energy"};
+      "attention_mask", "memory", "energy", "low_precision", "mtp_depth"};
   return keys;
 }
 

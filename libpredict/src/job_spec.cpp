@@ -115,6 +115,28 @@ void parse_finetune(const YamlReader& doc, JobSpec& j) {
   }
 }
 
+void parse_low_precision(const YamlReader& doc, JobSpec& j) {
+  auto lp = doc.optional_child("low_precision");
+  if (!lp) return;
+  if (!lp->is_map()) lp->fail("expected a mapping {bf16_first_layers, bf16_last_layers, bf16_modules}");
+  lp->check_keys({"bf16_first_layers", "bf16_last_layers", "bf16_modules"});
+  auto& s = j.low_precision;
+  s.bf16_first_layers = static_cast<int>(lp->get_int("bf16_first_layers", 0, 100'000, 0));
+  s.bf16_last_layers = static_cast<int>(lp->get_int("bf16_last_layers", 0, 100'000, 0));
+  auto m = lp->optional_child("bf16_modules");
+  if (!m) return;
+  std::vector<std::string> allowed;
+  for (const auto& [name, covers] : low_precision_modules()) allowed.push_back(name);
+  if (!m->is_sequence()) m->fail("expected a list of " + joined_names(allowed));
+  for (std::size_t i = 0; i < m->size(); ++i) {
+    const auto e = m->element(i);
+    const std::string v = e.as_string();
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+      e.fail("unknown module '" + v + "'" + did_you_mean(v, allowed) + "; expected " + joined_names(allowed));
+    if (std::find(s.bf16_modules.begin(), s.bf16_modules.end(), v) == s.bf16_modules.end()) s.bf16_modules.push_back(v);
+  }
+}
+
 void parse_sequence_layout(const YamlReader& doc, JobSpec& j) {
   auto& s = j.sequences;
   s.packing = doc.get_bool("packing", false);
@@ -142,6 +164,17 @@ std::string field_prefix(const JobSpec& job, const std::string& field) {
 
 void fail_field(const JobSpec& job, const std::string& field, const std::string& why) {
   throw InputError(field_prefix(job, field) + why);
+}
+
+const std::vector<std::pair<std::string, std::string>>& low_precision_modules() {
+  static const std::vector<std::pair<std::string, std::string>> modules{
+      {"attention", "attention projections (QKV, output)"},
+      {"mlp", "MLP and expert projections"},
+      {"moe_latent", "LatentMoE's down/up projections around the experts"},
+      {"mamba", "Mamba-2 input and output projections"},
+      {"mtp", "every GEMM of the multi-token prediction modules"},
+      {"lm_head", "the output head (and the MTP modules' heads)"}};
+  return modules;
 }
 
 bool FinetuneSpec::targets_attention() const {
@@ -242,6 +275,8 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.sharding = one_of_named(doc, "sharding", Sharding::none, sharding_names());
   j.activation_checkpointing = one_of_named(doc, "activation_checkpointing", Recompute::none, recompute_names());
   parse_finetune(doc, j);
+  parse_low_precision(doc, j);
+  j.mtp_depth = static_cast<int>(doc.get_int("mtp_depth", 1, 64, 0));
   parse_memory(doc, j);
   parse_energy(doc, j);
   parse_sequence_layout(doc, j);
@@ -339,6 +374,15 @@ std::string job_spec_to_yaml(const JobSpec& j) {
       out << YAML::Key << "adapter_modules" << YAML::Value << j.finetune.adapter_modules;
     out << YAML::EndMap;
   }
+  if (j.low_precision.any()) {
+    const auto& lp = j.low_precision;
+    out << YAML::Key << "low_precision" << YAML::Value << YAML::BeginMap;
+    if (lp.bf16_first_layers > 0) out << YAML::Key << "bf16_first_layers" << YAML::Value << lp.bf16_first_layers;
+    if (lp.bf16_last_layers > 0) out << YAML::Key << "bf16_last_layers" << YAML::Value << lp.bf16_last_layers;
+    if (!lp.bf16_modules.empty()) out << YAML::Key << "bf16_modules" << YAML::Value << YAML::Flow << lp.bf16_modules;
+    out << YAML::EndMap;
+  }
+  if (j.mtp_depth > 0) out << YAML::Key << "mtp_depth" << YAML::Value << j.mtp_depth;
   if (j.memory.any()) {
     const auto& m = j.memory;
     out << YAML::Key << "memory" << YAML::Value << YAML::BeginMap;

@@ -247,16 +247,27 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   ctx.batch = rj.batch_size;
   ctx.seq_len = rj.seq_len;
   ctx.untie_embeddings = rj.memory.untie_embeddings;
+  ctx.mtp_depth = rj.mtp_depth;
   try {
     r.workload = build_workload(*r.model, ctx);
   } catch (const InputError& e) {
     throw InputError(job.file + ": model: " + e.what());
   }
+  if (rj.mtp_depth > 0 && !has_mtp_module(r.workload))
+    fail(job, "mtp_depth", "model '" + r.model->id + "' has no multi-token prediction module (its mtp_layers is 0)");
   if (rj.sequences.any() && r.model->family != "transformer")
     fail(job, rj.sequences.avg_seq_len > 0 ? "avg_seq_len" : "packing",
          "unpadded and packed sequences are modelled for transformer models; '" + r.model->id + "' is a " +
              r.model->family + " model");
   apply_finetune(r.workload, rj, r.model->id);
+  if (const auto& lp = rj.low_precision; lp.bf16_first_layers + lp.bf16_last_layers > 0) {
+    const int blocks = main_stack_blocks(r.workload);
+    if (lp.bf16_first_layers + lp.bf16_last_layers > blocks)
+      fail(job, lp.bf16_last_layers > 0 ? "low_precision.bf16_last_layers" : "low_precision.bf16_first_layers",
+           "first + last BF16 layers (" + std::to_string(lp.bf16_first_layers + lp.bf16_last_layers) +
+               ") exceed the " + std::to_string(blocks) + " blocks of the main stack of '" + r.model->id + "'");
+  }
+  apply_low_precision(r.workload, rj.low_precision);
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
   // count_blocks walks every op: only when it matters.
   if (auto refused = layout_refusal(r, par.pipeline > 1 ? count_blocks(r.workload) : 0, nullptr)) fail(job, *refused);

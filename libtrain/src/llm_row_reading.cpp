@@ -37,6 +37,14 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row) {
   if (row.gpu == "gb200" || row.gpu == "gb300")
     gpn = row.num_gpus <= 64 ? row.num_gpus : (row.num_gpus % 64 == 0 ? 64 : 4);
   r.gpus_per_node = std::max(1, std::min(gpn, row.num_gpus));
+  if (megatron && row.model == "nemotron-3-super") {
+    r.mtp_depth = 2;
+    r.bf16_modules = {"mtp"};
+    if (row.precision == "fp4") {
+      r.bf16_last_layers = 14;
+      r.bf16_modules.insert(r.bf16_modules.end(), {"attention", "moe_latent"});
+    }
+  }
   return r;
 }
 

@@ -203,6 +203,8 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   published.framework = csv.text(row, "framework");
   published.sharding = csv.text(row, "sharding");
   published.gpu = j.cluster.gpu;
+  published.model = j.model;
+  published.precision = j.precision;
   published.num_gpus = j.cluster.num_gpus;
   published.gpus_per_node = j.cluster.gpus_per_node;
   published.tp = j.parallelism.tensor;
@@ -216,6 +218,9 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   j.cluster.gpus_per_node = reading.gpus_per_node;
   if (j.batch_size > 0) j.batch_size = reading.batch;
   if (reading.grad_accum > 0) j.grad_accum = static_cast<int>(std::lround(reading.grad_accum));
+  j.mtp_depth = reading.mtp_depth;
+  j.low_precision.bf16_last_layers = reading.bf16_last_layers;
+  j.low_precision.bf16_modules = reading.bf16_modules;
 }
 
 }  // namespace

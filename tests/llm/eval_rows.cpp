@@ -54,6 +54,8 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   published.framework = e.framework;
   published.sharding = cell(t, row, "sharding");
   published.gpu = e.gpu;
+  published.model = e.model;
+  published.precision = e.precision;
   published.num_gpus = e.num_gpus;
   published.gpus_per_node = static_cast<int>(num(t, row, "gpus_per_node", 8));
   published.tp = e.tp;
@@ -99,6 +101,12 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   y << "sequence_parallel: " << (sp ? "true" : "false") << "\n";
   y << "sharding: " << e.sharding << "\nactivation_checkpointing: " << e.recompute << "\n";
   if (!reading.memory_convention.empty()) y << "memory: {convention: " << reading.memory_convention << "}\n";
+  if (reading.mtp_depth > 0) y << "mtp_depth: " << reading.mtp_depth << "\n";
+  if (reading.bf16_last_layers > 0 || !reading.bf16_modules.empty()) {
+    y << "low_precision: {bf16_last_layers: " << reading.bf16_last_layers << ", bf16_modules: [";
+    for (std::size_t i = 0; i < reading.bf16_modules.size(); ++i) y << (i ? ", " : "") << reading.bf16_modules[i];
+    y << "]}\n";
+  }
   e.job_yaml = y.str();
   return e;
 }

@@ -23,7 +23,7 @@ double optimizer_states(const std::string& opt) {
 // cross-entropy does; eager norms add the FP32 copy of their input.
 double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
   if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
-  const bool fp8_input = p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm;
+  const bool fp8_input = p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm && !op.high_precision;
   double bytes = op.saved * (fp8_input ? 1.0 : p.activation_bytes);
   if (op.kind == OpKind::norm && !op.batch_norm && st.eager_kernels && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
   if (st.eager_kernels) bytes += op.eager_extra_saved * p.activation_bytes;

@@ -12,12 +12,15 @@ bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == "jax"; }
 
 }  // namespace
 
+bool op_kept_16bit(const Op& op, const ResolvedJob& job) { return op.high_precision && job.policy->fp8_scaling; }
+
 std::string op_math_mode(const Op& op, const ResolvedJob& job) {
   const auto& p = *job.policy;
   const auto& g = *job.gpu;
   if (!op.uses_gemm_math) return "fp32";
   std::string math = (op.kind == OpKind::attention_bmm || op.kind == OpKind::fused_attention) ? p.attention_math
-                                                                                              : p.gemm_math;
+                     : op_kept_16bit(op, job)                                                   ? p.half_dtype
+                                                                                                : p.gemm_math;
   if (!g.has_math(math)) math = p.fallback_math;
   if (!g.has_math(math)) math = "fp32";
   return math;
@@ -47,7 +50,7 @@ double op_element_bytes(const Op& op, const ResolvedJob& job) {
     case OpKind::rnn:
       break;
   }
-  return p.gemm_io_bytes;
+  return op_kept_16bit(op, job) ? p.activation_bytes : p.gemm_io_bytes;
 }
 
 namespace {
@@ -120,7 +123,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       const std::string math = op_math_mode(op, job);
       const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
       peak = g.peak_flops(math);
-      const double io = tensor_core || math == "fp16_nontensor" ? p.gemm_io_bytes : 4.0;
+      const double io = tensor_core || math == "fp16_nontensor" ? op_element_bytes(op, job) : 4.0;
       fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
       // cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor
       // each conv transposes its input in and its output back, two extra read+write passes. TF32 and

@@ -93,8 +93,9 @@ struct Stage {
   double expert_params = 0;
   // Frozen weights (LoRA base) held on this GPU: memory and FSDP gathers, nothing else.
   double frozen_params = 0, frozen_expert_params = 0;
-  // Weight matrices of the blocks' projections on this GPU (trainable and frozen): what QLoRA
-  // quantises (frozen ones) and what Transformer Engine keeps FP8 copies of.
+  // Weight matrices of the blocks' projections on this GPU: linear_params, what Transformer Engine
+  // keeps FP8 copies of (all but those the recipe keeps in 16 bits); frozen_linear_params, the
+  // frozen ones QLoRA quantises.
   double linear_params = 0, frozen_linear_params = 0;
   double largest_block_params = 0;  // FSDP's unsharded working set (frozen weights included)
   double attention_core_s = 0;      // filled by stage_time

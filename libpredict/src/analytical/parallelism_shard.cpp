@@ -165,7 +165,7 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
         continue;
       }
       const bool linear = op->in_block && op->projection != Projection::none;
-      if (linear) st.linear_params += st.ops.back().params;
+      if (linear && !op->high_precision) st.linear_params += st.ops.back().params;
       if (op->frozen) {
         st.frozen_params += st.ops.back().params;
         if (linear) st.frozen_linear_params += st.ops.back().params;

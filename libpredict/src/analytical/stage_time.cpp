@@ -22,6 +22,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   int last_layer = 0;
   std::size_t last_index = 0;  // t.layers entry of last_layer (a stage's layers are runs of ops)
   double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
+  double kept_16bit_weights = 0;  // of GEMMs the recipe keeps out of FP8: never cast to FP8
   const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
   const auto redone = forward_redone(s.ops, recompute, job.state.selective);
@@ -46,7 +47,9 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     rec_gpu += redone[i] * ot.forward_s;
     rec_launch += redone[i] * ot.forward_launch_s;
     if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) attention += ot.forward_s + ot.backward_s;
-    if (op.uses_gemm_math && op.kind != OpKind::fused_attention && op.kind != OpKind::attention_bmm) {
+    if (op_kept_16bit(op, job)) {
+      kept_16bit_weights += op.params;
+    } else if (op.uses_gemm_math && op.kind != OpKind::fused_attention && op.kind != OpKind::attention_bmm) {
       gemm_inputs += op.elements_in;
       gemm_outputs += op.elements_out;
     }
@@ -71,7 +74,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;
   const double weights = s.params + s.frozen_params;  // frozen weights are cast like the rest
   if (p.weight_cast_each_step) t.casts += weights * (4 + 2) / bw;
-  if (p.fp8_scaling) t.casts += gemm_inputs * (2 + 1) / bw + weights * (2 + 1) / bw;
+  if (p.fp8_scaling) t.casts += gemm_inputs * (2 + 1) / bw + (weights - kept_16bit_weights) * (2 + 1) / bw;
   // Backward FP8 GEMMs need the output gradients cast (E5M2) and, for the weight gradient,
   // transposed FP8 copies of inputs and gradients (Transformer Engine cast-transpose kernels).
   t.bwd_casts = p.fp8_scaling ? (gemm_outputs * (2 + 1 + 1) + gemm_inputs * 1) / bw : 0;

@@ -23,7 +23,6 @@ std::string measured_key(const std::string& gpu_id, const OpShape& shape) {
 
 bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) {
   launches.clear();
-  const auto& p = *job.policy;
   std::string cls;
   switch (op.kind) {
     case OpKind::gemm: cls = "gemm"; break;
@@ -43,7 +42,7 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
   if (op.repeats > 1) return false;
   if (cls == "gemm" || cls == "batched_gemm") {
     const std::string math = op_math_mode(op, job);
-    const double io = math == "fp32" ? 4.0 : p.gemm_io_bytes;
+    const double io = math == "fp32" ? 4.0 : op_element_bytes(op, job);
     auto gemm = [&](double m, double n, double k) {
       OpShape s{cls, m, n, k, op.batch, 2 * m * n * k * op.batch, (m * k + k * n + m * n) * op.batch * io, math};
       launches.push_back(s);

@@ -324,8 +324,11 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     p.child("head").fail("expected lm | mlm | span | classify | discriminator | none");
   }
   // Multi-token prediction (DeepSeek-V3): each module joins the hidden state with the next token's
-  // embedding, runs one more block and predicts through the shared output head.
-  for (int i = 0; i < d.mtp_layers; ++i) {
+  // embedding, runs one more block and predicts through the shared output head. A job may run more
+  // depths than the model has modules; they reuse the modules in turn.
+  const int depths = d.mtp_layers > 0 && ctx.mtp_depth > 0 ? ctx.mtp_depth : d.mtp_layers;
+  for (int i = 0; i < depths; ++i) {
+    const std::size_t first_op = g.op_count();
     g.begin_layer();
     g.set_prefix("mtp" + std::to_string(i));
     const double T = B * S;
@@ -338,6 +341,7 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
     column(g.linear("mtp_lm_head", T, d.hidden, d.head_vocab, false, true, /*shared_weight=*/true));
     g.loss("mtp_loss", T, d.head_vocab);
     g.set_prefix("");
+    if (i >= d.mtp_layers) g.share_weights_since(first_op);
   }
 }
 

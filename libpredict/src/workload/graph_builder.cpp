@@ -43,6 +43,12 @@ const char* expert_split_name(ExpertSplit e) {
   return "?";
 }
 
+std::size_t GraphBuilder::op_count() const { return w_.ops.size(); }
+
+void GraphBuilder::share_weights_since(std::size_t first) {
+  for (std::size_t i = first; i < w_.ops.size(); ++i) w_.ops[i].params = 0;
+}
+
 double Workload::params() const {
   double s = 0;
   for (const auto& o : ops) s += o.params;

@@ -80,6 +80,8 @@ struct AnalyticalConstants {
 
 // Math mode an op runs in under the job's policy, after falling back when the GPU lacks it.
 std::string op_math_mode(const Op& op, const ResolvedJob& job);
+// A GEMM the job keeps in 16 bits (Op::high_precision) under a policy whose GEMMs are FP8/FP4.
+bool op_kept_16bit(const Op& op, const ResolvedJob& job);
 // Factor (<= 1) on a tensor-core op's emax for a GPU that cannot hold its clock at full tensor rate.
 double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k);
 // A tensor-core matmul's efficiency ceiling from its base emax: halved when n or k is not a multiple
@@ -94,7 +96,7 @@ double saturating_kernel_seconds(double flops, double bytes, double peak, double
 // Element size a memory-bound op (norm, softmax, loss, elementwise, pooling, embedding) reads and
 // writes under the job's policy (an embedding: the weights as its memory convention stores them);
 // the predictor, the learned op model and ptp-profile --from-job share it. GEMM-class ops get the
-// policy's GEMM operand size (before any FP32 fallback of their math).
+// policy's GEMM operand size (before any FP32 fallback of their math), 16-bit when kept so.
 double op_element_bytes(const Op& op, const ResolvedJob& job);
 
 struct OpTime {

@@ -93,6 +93,18 @@ struct MemorySpec {
   }
 };
 
+// GEMMs a recipe keeps in 16 bits while the policy's others run FP8/FP4 (low_precision_modules()
+// names the modules). Megatron: --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16 (with
+// --first-last-layers-bf16); Transformer Engine quantization recipes match modules by name. Inert
+// under policies whose GEMMs are 16-bit or wider.
+struct LowPrecisionSpec {
+  int bf16_first_layers = 0, bf16_last_layers = 0;  // of the main stack's blocks
+  std::vector<std::string> bf16_modules;
+  bool any() const { return bf16_first_layers > 0 || bf16_last_layers > 0 || !bf16_modules.empty(); }
+};
+// Modules low_precision.bf16_modules may name, with what each covers.
+const std::vector<std::pair<std::string, std::string>>& low_precision_modules();
+
 struct JobSpec {
   std::string file;  // where it came from, for messages
   std::string model;
@@ -122,6 +134,10 @@ struct JobSpec {
   Sharding sharding = Sharding::none;
   Recompute activation_checkpointing = Recompute::none;
   FinetuneSpec finetune;
+  LowPrecisionSpec low_precision;
+  // Multi-token prediction depths run per step; 0: one per MTP module of the model. More depths than
+  // modules reuse them in turn (Megatron's mtp_num_layers with mtp_use_repeated_layer).
+  int mtp_depth = 0;
   SequenceLayoutSpec sequences;
   MemorySpec memory;
   EnergySpec energy;

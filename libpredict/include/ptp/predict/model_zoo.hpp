@@ -17,6 +17,7 @@ struct BuildContext {
   int seq_len = 0;       // 0 when the job gives none
   int depth = 0;         // nesting depth of composite models
   bool untie_embeddings = false;  // the job's memory.untie_embeddings: an LM head apart from a tied table
+  int mtp_depth = 0;  // the job's mtp_depth: 0, one depth per MTP module
 };
 
 struct ModelDesc {

@@ -95,6 +95,10 @@ struct Op {
   bool state_space_scan = false;
   // Kernels whose memory traffic is not their inputs and outputs once (KernelTraffic).
   KernelTraffic traffic;
+  // A GEMM the job's recipe keeps out of FP8/FP4 (the job's low_precision exemptions: Megatron's
+  // BF16 first/last layers, Transformer Engine quantization matchers): under a policy whose GEMMs are
+  // FP8/FP4 it runs at the policy's 16-bit math, with no FP8 casts and no FP8 weight copy.
+  bool high_precision = false;
 };
 
 struct Workload {
@@ -118,6 +122,9 @@ class GraphBuilder {
   void begin_layer() { ++layer_; }
   int layer() const { return layer_; }
   void set_prefix(const std::string& p) { prefix_ = p; }
+  std::size_t op_count() const;
+  // Ops added since op `first` reuse weights counted before (a repeated module): they own none.
+  void share_weights_since(std::size_t first);
   const std::string& prefix() const { return prefix_; }
 
   // y[rows x out] = x[rows x in] W (+ b)

@@ -4,6 +4,7 @@
 // (tests/llm/eval_rows.cpp) read the rows through these rules, so a run is the same job in both;
 // tests/llm/EVALUATION.md states them with their sources.
 #include <string>
+#include <vector>
 
 #include "ptp/vocab/training_layout.hpp"
 
@@ -16,7 +17,7 @@ std::string llm_framework_key(const std::string& published_framework);
 
 // The row as published: an empty sharding, 0 grad_accum or 0 gpus_per_node is "not stated".
 struct PublishedLlmRun {
-  std::string framework, sharding, gpu;
+  std::string framework, sharding, gpu, model, precision;  // model: the zoo id
   int num_gpus = 1, gpus_per_node = 0, tp = 1, pp = 1;
   double batch = 0, grad_accum = 0;
 };
@@ -29,7 +30,11 @@ struct PublishedLlmRun {
 //   one sequence (pipeline_parallel_microbatch_size default);
 // - torchtitan stores its state as FSDP mixed precision does and recomputes per its op-level SAC
 //   policy (memory convention "fsdp"); the others take the precision's default convention;
-// - GB200/GB300 NVL72: the rack's NVLink domain is the node (64-GPU partitions beyond one rack).
+// - GB200/GB300 NVL72: the rack's NVLink domain is the node (64-GPU partitions beyond one rack);
+// - Megatron-Bridge's Nemotron 3 Super recipes (perf_recipes/nemotronh, NeMo 26.x) run its MTP module
+//   at two depths (mtp_num_layers 2, mtp_use_repeated_layer) kept in BF16 (keep_mtp_spec_in_bf16);
+//   under NVFP4 the last 14 layers stay BF16 (nemotron_3_super_bf16_with_nvfp4_mixed) and so do the
+//   attention and LatentMoE projections (te_quant.cfg).
 struct LlmRunReading {
   std::string framework_key;
   Sharding sharding = Sharding::none;
@@ -37,6 +42,9 @@ struct LlmRunReading {
   std::string memory_convention;  // empty: the precision policy's default
   double batch = 0, grad_accum = 0;  // grad_accum stays 0 when neither the row nor a rule states it
   int gpus_per_node = 8;
+  int mtp_depth = 0;  // 0: one depth per MTP module
+  int bf16_last_layers = 0;
+  std::vector<std::string> bf16_modules;  // job spec low_precision.bf16_modules
 };
 LlmRunReading read_llm_run(const PublishedLlmRun& row);
 
