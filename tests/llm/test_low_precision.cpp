@@ -52,6 +52,11 @@ TEST_CASE("low_precision changes nothing when the precision's GEMMs are already 
     const auto b = predict(llm_job("llama3-8b", 8, kept, precision));
     CHECK(b.iteration_s == a.iteration_s);
     CHECK(b.memory.allocated_bytes == a.memory.allocated_bytes);
+    // ... and says so.
+    CHECK(std::any_of(b.warnings.begin(), b.warnings.end(),
+                      [](const std::string& w) { return w.find("low_precision has no effect") != std::string::npos; }));
+    CHECK(std::none_of(a.warnings.begin(), a.warnings.end(),
+                       [](const std::string& w) { return w.find("low_precision") != std::string::npos; }));
   }
 }
 

@@ -275,6 +275,11 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
   if (l.pp > 1 && l.microbatches < l.pp)
     out.warnings.push_back("fewer micro-batches (" + std::to_string(l.microbatches) + ") than pipeline stages (" +
                            std::to_string(l.pp) + "): the bubble dominates; raise global_batch_size");
+  // Kept-in-BF16 GEMMs only differ from the rest when the rest are FP8/FP4 (a search may also walk
+  // the job's other precisions, where the key stays in the spec and changes nothing).
+  if (job.job.low_precision.any() && !job.policy->fp8_scaling)
+    out.warnings.push_back("low_precision has no effect at precision " + job.job.precision +
+                           ": its GEMMs are 16-bit or wider already (it applies to fp8 and fp4)");
   fill_totals(job, out);
   return out;
 }
