@@ -166,17 +166,6 @@ void fail_field(const JobSpec& job, const std::string& field, const std::string&
   throw InputError(field_prefix(job, field) + why);
 }
 
-const std::vector<std::pair<std::string, std::string>>& low_precision_modules() {
-  static const std::vector<std::pair<std::string, std::string>> modules{
-      {"attention", "attention projections (QKV, output)"},
-      {"mlp", "MLP and expert projections"},
-      {"moe_latent", "LatentMoE's down/up projections around the experts"},
-      {"mamba", "Mamba-2 input and output projections"},
-      {"mtp", "every GEMM of the multi-token prediction modules"},
-      {"lm_head", "the output head (and the MTP modules' heads)"}};
-  return modules;
-}
-
 bool FinetuneSpec::targets_attention() const {
   return std::find(targets.begin(), targets.end(), "attention") != targets.end() ||
          std::find(targets.begin(), targets.end(), "all") != targets.end();

@@ -102,7 +102,7 @@ struct LowPrecisionSpec {
   std::vector<std::string> bf16_modules;
   bool any() const { return bf16_first_layers > 0 || bf16_last_layers > 0 || !bf16_modules.empty(); }
 };
-// Modules low_precision.bf16_modules may name, with what each covers.
+// Modules low_precision.bf16_modules may name, with what each covers (workload/low_precision.cpp).
 const std::vector<std::pair<std::string, std::string>>& low_precision_modules();
 
 struct JobSpec {
