@@ -1,7 +1,10 @@
 #pragma once
 // Shared helpers for the LLM tests: catalogs, a job-spec builder for a Llama-style job, and
-// prediction / error capture.
+// prediction / error capture, an op by name.
+#include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "analytical/parallelism.hpp"
 #include "ptp/predict/analytical.hpp"
@@ -41,6 +44,13 @@ inline std::string error_of(const std::string& yaml) {
     return e.what();
   }
   return "";
+}
+
+// The op of a workload named `name` (e.g. "layer0.self_attn_qkv"); fails the test when there is none.
+inline const Op& op_named(const std::vector<Op>& ops, const std::string& name) {
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });
+  if (it == ops.end()) FAIL("no op " << name);
+  return *it;
 }
 
 }  // namespace ptp::test

@@ -11,15 +11,11 @@
 using namespace ptp;
 using ptp::test::error_of;
 using ptp::test::llm_job;
+using ptp::test::op_named;
 using ptp::test::predict;
 using ptp::test::resolve;
 
 namespace {
-const Op& op_named(const std::vector<Op>& ops, const std::string& name) {
-  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });
-  if (it == ops.end()) FAIL("no op " << name);
-  return *it;
-}
 const std::string kLayout = "parallelism: {tensor: 2}\nsequence_parallel: true\n";
 }  // namespace
 
