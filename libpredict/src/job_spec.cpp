@@ -205,6 +205,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   }
   j.framework = one_of(doc, "framework", "pytorch", {"pytorch", "tensorflow", "jax", "mxnet", "paddle"});
   j.codebase = doc.get_string("codebase", "");
+  j.attention_kernel = one_of(doc, "attention_kernel", "", attention_kernel_ids());
   j.xla = doc.get_bool("xla", false);
   j.memory_format = one_of(doc, "memory_format", "", {"nchw", "nhwc"});
   const bool has_batch = doc.has("batch_size"), has_tokens = doc.has("batch_tokens");
@@ -318,6 +319,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   out << YAML::Key << "precision" << YAML::Value << j.precision;
   out << YAML::Key << "framework" << YAML::Value << j.framework;
   if (!j.codebase.empty()) out << YAML::Key << "codebase" << YAML::Value << j.codebase;
+  if (!j.attention_kernel.empty()) out << YAML::Key << "attention_kernel" << YAML::Value << j.attention_kernel;
   if (j.xla) out << YAML::Key << "xla" << YAML::Value << true;
   if (!j.memory_format.empty()) out << YAML::Key << "memory_format" << YAML::Value << j.memory_format;
   if (j.batch_tokens > 0)

@@ -155,13 +155,14 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
                                                                : implied;
   r.state = training_state_bytes(p, convention, {mem.grad_dtype, mem.optimizer_dtype,
                                                  mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1,
-                                                 mem.cross_entropy});
+                                                 mem.cross_entropy, job.attention_kernel});
   if (implied_fsdp) {
     if (mem.cross_entropy.empty()) r.state.cross_entropy = implied.cross_entropy;
     r.state.eager_kernels = implied.eager_kernels;
     r.state.selective = implied.selective;
     r.state.stashes_fp8_inputs = implied.stashes_fp8_inputs;
     r.state.gemm_per_expert = implied.gemm_per_expert;
+    if (job.attention_kernel.empty()) r.state.attention_kernel = find_attention_kernel(implied.attention_kernel);
   }
   if (job.finetune.quantized_base())
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double

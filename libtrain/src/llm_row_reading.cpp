@@ -27,6 +27,10 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row) {
     r.sharding = r.framework_key == "megatron-2021" ? Sharding::none : megatron ? Sharding::zero1 : Sharding::fsdp;
   r.sequence_parallel = row.tp > 1 && (megatron || r.framework_key == "torchtitan");
   if (r.framework_key == "torchtitan") r.memory_convention = "fsdp";
+  const bool sdpa = r.framework_key == "llm-foundry" || r.framework_key == "torchtitan" ||
+                    (r.framework_key == "automodel" && (contains(row.notes, "TorchSDPA") || contains(row.notes, "FlexAttn")));
+  if (sdpa) r.attention_kernel = "flash2";
+  else if (megatron || r.framework_key == "megatron-2021" || r.framework_key == "automodel") r.attention_kernel = "cudnn";
   r.batch = row.batch;
   r.grad_accum = row.grad_accum;
   if (r.framework_key == "torchtitan" && row.pp > 1 && row.batch > 1) {

@@ -211,10 +211,12 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   published.pp = j.parallelism.pipeline;
   published.batch = j.batch_size;
   published.grad_accum = csv.number(row, "grad_accum").value_or(0);
+  published.notes = csv.text(row, "notes");
   const LlmRunReading reading = read_llm_run(published);
   j.sharding = reading.sharding;
   j.parallelism.sequence_parallel = reading.sequence_parallel;
   j.memory.convention = reading.memory_convention;
+  j.attention_kernel = reading.attention_kernel;
   j.cluster.gpus_per_node = reading.gpus_per_node;
   if (j.batch_size > 0) j.batch_size = reading.batch;
   if (reading.grad_accum > 0) j.grad_accum = static_cast<int>(std::lround(reading.grad_accum));

@@ -62,6 +62,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   published.pp = e.pp;
   published.batch = num(t, row, "batch_size");
   published.grad_accum = num(t, row, "grad_accum");
+  published.notes = cell(t, row, "notes");
   const LlmRunReading reading = read_llm_run(published);
   e.framework_key = reading.framework_key == "megatron-2021" ? "megatron" : reading.framework_key;
   e.sharding = sharding_name(reading.sharding);
@@ -101,6 +102,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   y << "sequence_parallel: " << (sp ? "true" : "false") << "\n";
   y << "sharding: " << e.sharding << "\nactivation_checkpointing: " << e.recompute << "\n";
   if (!reading.memory_convention.empty()) y << "memory: {convention: " << reading.memory_convention << "}\n";
+  if (!reading.attention_kernel.empty()) y << "attention_kernel: " << reading.attention_kernel << "\n";
   if (reading.mtp_depth > 0) y << "mtp_depth: " << reading.mtp_depth << "\n";
   if (reading.bf16_last_layers > 0 || !reading.bf16_modules.empty()) {
     y << "low_precision: {bf16_last_layers: " << reading.bf16_last_layers << ", bf16_modules: [";

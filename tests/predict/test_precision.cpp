@@ -89,11 +89,11 @@ TEST_CASE("memory conventions store each copy at their documented dtype", "[prec
     CHECK(s.optimizer_state == 4);
   }
   // A job's explicit dtypes win over the convention.
-  const auto fp32_grads = bytes("pure", bf16, {"fp32", "", -1, ""});
+  const auto fp32_grads = bytes("pure", bf16, {"fp32", "", -1, "", ""});
   CHECK(fp32_grads.grad == 4);
   CHECK(fp32_grads.optimizer_state == 2);
-  CHECK(bytes("pure", bf16, {"", "", 1, ""}).master == 4);
-  CHECK(bytes("megatron", bf16, {"", "", 0, ""}).master == 0);
+  CHECK(bytes("pure", bf16, {"", "", 1, "", ""}).master == 4);
+  CHECK(bytes("megatron", bf16, {"", "", 0, "", ""}).master == 0);
 }
 
 TEST_CASE("each precision's default convention reproduces its documented copies", "[precision][memory]") {

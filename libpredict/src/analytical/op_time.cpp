@@ -92,6 +92,15 @@ double tensor_core_emax(double base_emax, double n, double k_dim, const std::str
   return base_emax * (aligned ? 1.0 : k.misaligned_tensor_core_factor) * tensor_core_power_derating(g, k);
 }
 
+namespace {
+// Ampere-style fused attention leaves sm_90+'s asynchronous tensor cores unused.
+double attention_kernel_factor(const ResolvedJob& job, const AnalyticalConstants& k) {
+  const AttentionKernel* a = job.state.attention_kernel;
+  const bool native = !a || a->architecture_native || job.gpu->sm_version() < kAsyncTensorCoreSm;
+  return native ? 1.0 : k.flash2_async_tensor_core_factor;
+}
+}  // namespace
+
 double saturating_kernel_seconds(double flops, double bytes, double peak, double emax_compute, double emax_memory,
                                  const GpuSpec& g, const AnalyticalConstants& k) {
   double compute = 0;
@@ -133,7 +142,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
       // Convs run as implicit GEMMs and share the GEMM efficiency; what costs them more (NCHW
       // transposes, depthwise stencils) is charged separately.
       if (op.kind == OpKind::attention_bmm) emax_compute = k.attention_emax;
-      else if (op.kind == OpKind::fused_attention) emax_compute = k.fused_attention_emax;
+      else if (op.kind == OpKind::fused_attention) emax_compute = k.fused_attention_emax * attention_kernel_factor(job, k);
       else if (op.kind == OpKind::rnn) emax_compute = k.rnn_emax;
       else emax_compute = tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax;
       if (tensor_core) emax_compute = tensor_core_emax(emax_compute, op.n, op.k, math, g, k);

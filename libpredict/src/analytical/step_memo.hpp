@@ -42,6 +42,7 @@ class StepMemo {
     std::string framework, memory_format;
     bool xla;
     double forward_weight_bytes;  // embedding lookups read the weights at this size
+    const AttentionKernel* attention_kernel;
     AnalyticalConstants k;  // compared bytewise: doubles and pointers, no padding
     std::vector<bool> known;
     std::shared_ptr<std::vector<OpTime>> times;

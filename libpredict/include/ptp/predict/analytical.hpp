@@ -43,6 +43,11 @@ struct AnalyticalConstants {
   // weight-gradient reductions across the batch); calibrated globally with the line above.
   double depthwise_memory_factor = 0.5;
   double attention_emax = 0.45, fused_attention_emax = 0.42;
+  // A FlashAttention-2 class kernel (attention_kernel.hpp) on a GPU with asynchronous tensor cores
+  // (sm_90+) reaches this share of the native kernel's rate. Fitted on llm-foundry's H100 runs alone
+  // (flash-attn 2); torchtitan's H100/GB200 runs (PyTorch SDPA) are the out-of-source check
+  // (docs/accuracy.md).
+  double flash2_async_tensor_core_factor = 0.5;
   // Dense tensor-core work draws power in proportion to its rate: a GPU whose dense 16-bit peak per
   // board watt exceeds A100 SXM4's (312 TFLOP/s at 400 W, the GPU the emax values above were set on)
   // drops its clock under sustained GEMMs. Its tensor-core emax scales by (ratio)^-exponent; the

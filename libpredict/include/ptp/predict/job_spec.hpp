@@ -113,6 +113,9 @@ struct JobSpec {
   // The training codebase the job runs (e.g. dle-pytorch, megatron-bridge, torchtitan: a bundle's
   // codebase_offsets name those it has runs of). Empty: unknown, a typical codebase is assumed.
   std::string codebase;
+  // The fused-attention kernel family the stack runs (attention_kernel.hpp); empty: the memory
+  // convention's (Transformer Engine's cuDNN attention for megatron, FlashAttention-2 for the others).
+  std::string attention_kernel;
   bool xla = false;
   // Activation layout of convolutions: "nchw" (channels first) or "nhwc" (channels last). Empty
   // means the framework's default, which channels_first() resolves.

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ptp/vocab/attention_kernel.hpp"
 #include "ptp/vocab/precision.hpp"
 
 namespace ptp {
@@ -70,6 +71,8 @@ struct MemoryConvention {
   // kernel runs them all (torchtitan's torch._grouped_mm). Small experts then pay a kernel's latency
   // and launch each.
   bool gemm_per_expert;
+  // The fused-attention kernel family the convention's stacks run (attention_kernel.hpp).
+  std::string attention_kernel;
 };
 
 const std::vector<MemoryConvention>& memory_convention_table();
@@ -91,6 +94,7 @@ struct StateOverrides {
   std::string grad_dtype, optimizer_dtype;  // empty: the convention's
   int master_weights = -1;                  // -1: the convention's; 0 or 1 forces it
   std::string cross_entropy;                // empty: the convention's
+  std::string attention_kernel;             // empty: the convention's
 };
 struct TrainingStateBytes {
   const MemoryConvention* convention = nullptr;
@@ -102,6 +106,7 @@ struct TrainingStateBytes {
   SelectiveRecompute selective = SelectiveRecompute::core_attention;
   bool stashes_fp8_inputs = true;
   bool gemm_per_expert = true;
+  const AttentionKernel* attention_kernel = nullptr;  // never null once resolved
 };
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
