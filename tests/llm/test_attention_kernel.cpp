@@ -42,6 +42,10 @@ TEST_CASE("each memory convention names a known attention kernel, Megatron's the
             .state.attention_kernel->id == "cudnn");
   CHECK(resolve(job_on("h100-sxm5-80gb", "")).state.attention_kernel->id == "cudnn");
   CHECK(resolve(job_on("h100-sxm5-80gb", "attention_kernel: flash2\n")).state.attention_kernel->id == "flash2");
+  // The prediction names the kernel it assumed, and none for a model without fused attention.
+  CHECK(predict(job_on("h100-sxm5-80gb", "memory: {convention: fsdp}\n")).attention_kernel == "flash2");
+  CHECK(predict("model: resnet50\nprecision: amp_bf16\nbatch_size: 64\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 8}\n")
+            .attention_kernel.empty());
 }
 
 TEST_CASE("FlashAttention-2 kernels run slower on sm_90+, and only the attention moves", "[llm][attention]") {

@@ -160,6 +160,10 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   out.precision = p.id;
   out.gpu = g.id;
   out.framework = j.framework;
+  const auto& ops = job.work().ops;
+  if (job.state.attention_kernel &&
+      std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::fused_attention; }))
+    out.attention_kernel = job.state.attention_kernel->id;
   out.num_gpus = j.cluster.num_gpus;
   out.nodes = job.nodes;
   out.gpus_per_node = job.gpus_per_node;

@@ -118,6 +118,7 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["nodes"] = p.nodes;
   j["gpus_per_node"] = p.gpus_per_node;
   j["framework"] = p.framework;
+  j["attention_kernel"] = p.attention_kernel.empty() ? json(nullptr) : json(p.attention_kernel);
   j["batch_size"] = p.batch_size;
   j["grad_accum"] = p.grad_accum;
   j["seq_len"] = p.seq_len > 0 ? json(p.seq_len) : json(nullptr);

@@ -138,7 +138,8 @@ std::string render_table(const Prediction& p) {
   const auto& b = p.breakdown;
   std::string o;
   if (!p.valid) return "model      " + p.model + " on " + std::to_string(p.num_gpus) + " x " + p.gpu + "\nerror      " + p.error + "\n";
-  o += "model      " + p.model + "  (" + p.framework + ", batch " + fmt("%g", p.batch_size) + " per GPU" +
+  o += "model      " + p.model + "  (" + p.framework +
+       (p.attention_kernel.empty() ? std::string() : ", " + p.attention_kernel + " attention") + ", batch " + fmt("%g", p.batch_size) + " per GPU" +
        (p.seq_len > 0 ? ", seq_len " + std::to_string(p.seq_len) : "") +
        (p.grad_accum > 1 ? ", grad_accum " + std::to_string(p.grad_accum) : "") + ")\n";
   o += "precision  " + p.precision + "\n";

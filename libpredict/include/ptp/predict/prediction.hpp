@@ -99,6 +99,7 @@ struct Prediction {
   bool valid = true;
   std::string error;
   std::string model, precision, gpu, framework;
+  std::string attention_kernel;  // the fused-attention kernel family assumed; empty: no fused attention
   int num_gpus = 1, nodes = 1, gpus_per_node = 1, grad_accum = 1;
   double batch_size = 0;
   int seq_len = 0;
