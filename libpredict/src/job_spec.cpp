@@ -197,12 +197,9 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.model = resolve_model_path(j.model, doc.file());
   record_positions(doc.node(), "", 0, j);
   j.precision = doc.get_string("precision");
-  if (!find_precision_policy(j.precision)) {
-    std::string list;
-    for (const auto& id : precision_ids()) list += (list.empty() ? "" : " | ") + id;
+  if (!find_precision_policy(j.precision))
     doc.child("precision").fail("unknown precision '" + j.precision + "'" + did_you_mean(j.precision, precision_ids()) +
-                                "; expected " + list);
-  }
+                                "; expected " + joined_names(precision_ids()));
   j.framework = one_of(doc, "framework", "pytorch", {"pytorch", "tensorflow", "jax", "mxnet", "paddle"});
   j.codebase = doc.get_string("codebase", "");
   j.attention_kernel = one_of(doc, "attention_kernel", "", attention_kernel_ids());

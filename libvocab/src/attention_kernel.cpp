@@ -1,5 +1,7 @@
 #include "ptp/vocab/attention_kernel.hpp"
 
+#include "ptp/vocab/enum_names.hpp"
+
 namespace ptp {
 
 const std::vector<AttentionKernel>& attention_kernel_table() {
@@ -18,16 +20,8 @@ const std::vector<AttentionKernel>& attention_kernel_table() {
   return table;
 }
 
-const AttentionKernel* find_attention_kernel(std::string_view id) {
-  for (const auto& a : attention_kernel_table())
-    if (a.id == id) return &a;
-  return nullptr;
-}
+const AttentionKernel* find_attention_kernel(std::string_view id) { return find_by_id(attention_kernel_table(), id); }
 
-std::vector<std::string> attention_kernel_ids() {
-  std::vector<std::string> ids;
-  for (const auto& a : attention_kernel_table()) ids.push_back(a.id);
-  return ids;
-}
+std::vector<std::string> attention_kernel_ids() { return ids_of(attention_kernel_table()); }
 
 }  // namespace ptp

@@ -1,5 +1,7 @@
 #include "ptp/vocab/memory_convention.hpp"
 
+#include "ptp/vocab/enum_names.hpp"
+
 namespace ptp {
 
 const std::vector<MemoryConvention>& memory_convention_table() {
@@ -33,17 +35,9 @@ const std::vector<MemoryConvention>& memory_convention_table() {
   return table;
 }
 
-const MemoryConvention* find_memory_convention(std::string_view id) {
-  for (const auto& c : memory_convention_table())
-    if (c.id == id) return &c;
-  return nullptr;
-}
+const MemoryConvention* find_memory_convention(std::string_view id) { return find_by_id(memory_convention_table(), id); }
 
-std::vector<std::string> memory_convention_ids() {
-  std::vector<std::string> ids;
-  for (const auto& c : memory_convention_table()) ids.push_back(c.id);
-  return ids;
-}
+std::vector<std::string> memory_convention_ids() { return ids_of(memory_convention_table()); }
 
 // BF16 and narrower runs are mostly Megatron-LM/NeMo/Megatron-Bridge or DeepSpeed's BF16 optimizer,
 // both of which accumulate gradients in FP32; FP16 keeps FP16 gradients (Apex O2, DeepSpeed).

@@ -1,5 +1,6 @@
 #include "ptp/vocab/precision.hpp"
 
+#include "ptp/vocab/enum_names.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
@@ -32,24 +33,14 @@ const std::vector<PrecisionPolicy>& precision_table() {
   return table;
 }
 
-const PrecisionPolicy* find_precision_policy(std::string_view id) {
-  for (const auto& p : precision_table())
-    if (p.id == id) return &p;
-  return nullptr;
-}
+const PrecisionPolicy* find_precision_policy(std::string_view id) { return find_by_id(precision_table(), id); }
 
-std::vector<std::string> precision_ids() {
-  std::vector<std::string> ids;
-  for (const auto& p : precision_table()) ids.push_back(p.id);
-  return ids;
-}
+std::vector<std::string> precision_ids() { return ids_of(precision_table()); }
 
 const PrecisionPolicy& precision_policy(std::string_view id) {
   if (const auto* p = find_precision_policy(id)) return *p;
-  std::string list;
-  for (const auto& p : precision_table()) list += (list.empty() ? "" : " | ") + p.id;
   throw InputError("unknown precision '" + std::string(id) + "'" + did_you_mean(std::string(id), precision_ids()) +
-                   "; expected one of " + list);
+                   "; expected one of " + joined_names(precision_ids()));
 }
 
 double dtype_bytes(std::string_view dtype) {

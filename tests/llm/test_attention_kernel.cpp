@@ -42,6 +42,15 @@ TEST_CASE("each memory convention names a known attention kernel, Megatron's the
             .state.attention_kernel->id == "cudnn");
   CHECK(resolve(job_on("h100-sxm5-80gb", "")).state.attention_kernel->id == "cudnn");
   CHECK(resolve(job_on("h100-sxm5-80gb", "attention_kernel: flash2\n")).state.attention_kernel->id == "flash2");
+  // Sharding does not change the stack, so it does not change the kernel or the attention's time
+  // (an FSDP convention implied by sharding keeps the policy default's kernel).
+  const std::string plain = llm_job("llama3-8b", 8, "", "bf16", "h100-sxm5-80gb", 8192);
+  for (const std::string sharding : {"none", "zero1", "zero2", "fsdp"}) {
+    INFO(sharding);
+    const std::string sharded = plain + "sharding: " + sharding + "\n";
+    CHECK(resolve(sharded).state.attention_kernel == resolve(plain).state.attention_kernel);
+    CHECK(op_seconds(sharded, true) == Approx(op_seconds(plain, true)));
+  }
   // The prediction names the kernel it assumed, and none for a model without fused attention.
   CHECK(predict(job_on("h100-sxm5-80gb", "memory: {convention: fsdp}\n")).attention_kernel == "flash2");
   CHECK(predict("model: resnet50\nprecision: amp_bf16\nbatch_size: 64\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 8}\n")

@@ -42,6 +42,22 @@ std::vector<std::string> names_of(const EnumNames<E>& table) {
   return out;
 }
 
+// The same lookups for a table of records named by their `id` member (precision policies, memory
+// conventions, attention kernels): the record with that id (exact), or nullptr; the ids in order.
+template <class T>
+const T* find_by_id(const std::vector<T>& table, std::string_view id) {
+  for (const auto& r : table)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+template <class T>
+std::vector<std::string> ids_of(const std::vector<T>& table) {
+  std::vector<std::string> out;
+  for (const auto& r : table) out.push_back(r.id);
+  return out;
+}
+
 // "a | b | c"
 std::string joined_names(const std::vector<std::string>& names);
 
