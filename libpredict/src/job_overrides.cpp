@@ -13,7 +13,7 @@ namespace ptp {
 
 const std::vector<std::string>& job_spec_keys() {
   static const std::vector<std::string> keys{
-      "model", "precision", "framework", "codebase", "attention_kernel", "xla", "memory_format", "batch_size", "batch_tokens",
+      "model", "precision", "framework", "codebase", "attention_kernel", "fp8_recipe", "xla", "memory_format", "batch_size", "batch_tokens",
       "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run", "cost", "parallelism",
       "sharding", "activation_checkpointing", "sequence_parallel", "finetune", "avg_seq_len", "packing",
       "attention_mask", "memory", "energy", "low_precision", "mtp_depth"};

@@ -6,6 +6,7 @@
 
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/fp8_recipe.hpp"
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/suggest.hpp"
@@ -203,6 +204,7 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.framework = one_of(doc, "framework", "pytorch", {"pytorch", "tensorflow", "jax", "mxnet", "paddle"});
   j.codebase = doc.get_string("codebase", "");
   j.attention_kernel = one_of(doc, "attention_kernel", "", attention_kernel_ids());
+  j.fp8_recipe = one_of(doc, "fp8_recipe", "", fp8_recipe_ids());
   j.xla = doc.get_bool("xla", false);
   j.memory_format = one_of(doc, "memory_format", "", {"nchw", "nhwc"});
   const bool has_batch = doc.has("batch_size"), has_tokens = doc.has("batch_tokens");
@@ -317,6 +319,7 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   out << YAML::Key << "framework" << YAML::Value << j.framework;
   if (!j.codebase.empty()) out << YAML::Key << "codebase" << YAML::Value << j.codebase;
   if (!j.attention_kernel.empty()) out << YAML::Key << "attention_kernel" << YAML::Value << j.attention_kernel;
+  if (!j.fp8_recipe.empty()) out << YAML::Key << "fp8_recipe" << YAML::Value << j.fp8_recipe;
   if (j.xla) out << YAML::Key << "xla" << YAML::Value << true;
   if (!j.memory_format.empty()) out << YAML::Key << "memory_format" << YAML::Value << j.memory_format;
   if (j.batch_tokens > 0)

@@ -141,6 +141,8 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
   const auto& g = *r.gpu;
   const auto& p = *r.policy;
   if (std::string why = precision_refusal(g, p); !why.empty()) return Refusal{"precision", std::move(why)};
+  if (p.fp8_scaling && p.gemm_math == "fp8")
+    r.fp8_recipe = find_fp8_recipe(job.fp8_recipe.empty() ? kDefaultFp8Recipe : std::string_view(job.fp8_recipe));
   const auto& mem = job.memory;
   // Sharded weights are FSDP's (or ZeRO-3's) own mixed precision: the FP32 shard is the master, and
   // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss

@@ -31,6 +31,7 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row) {
                     (r.framework_key == "automodel" && (contains(row.notes, "TorchSDPA") || contains(row.notes, "FlexAttn")));
   if (sdpa) r.attention_kernel = "flash2";
   else if (megatron || r.framework_key == "megatron-2021" || r.framework_key == "automodel") r.attention_kernel = "cudnn";
+  if (contains(row.precision_as_published, "rowwise")) r.fp8_recipe = "rowwise";
   r.batch = row.batch;
   r.grad_accum = row.grad_accum;
   if (r.framework_key == "torchtitan" && row.pp > 1 && row.batch > 1) {

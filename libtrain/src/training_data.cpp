@@ -205,6 +205,7 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   published.gpu = j.cluster.gpu;
   published.model = j.model;
   published.precision = j.precision;
+  published.precision_as_published = csv.text(row, "precision_as_published");
   published.num_gpus = j.cluster.num_gpus;
   published.gpus_per_node = j.cluster.gpus_per_node;
   published.tp = j.parallelism.tensor;
@@ -217,6 +218,7 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   j.parallelism.sequence_parallel = reading.sequence_parallel;
   j.memory.convention = reading.memory_convention;
   j.attention_kernel = reading.attention_kernel;
+  j.fp8_recipe = reading.fp8_recipe;
   j.cluster.gpus_per_node = reading.gpus_per_node;
   if (j.batch_size > 0) j.batch_size = reading.batch;
   if (reading.grad_accum > 0) j.grad_accum = static_cast<int>(std::lround(reading.grad_accum));

@@ -25,7 +25,7 @@ const std::vector<PrecisionPolicy>& precision_table() {
        "fp16", "fp16_nontensor", 2, 2, 4, 2.5, 4, true, true, false, true, true, 60, "fp32", true, "fp16", "fp16_bf16"},
       {"amp_bf16", "autocast BF16 with FP32 weights, FP32 layer norms/softmax (batch norm at BF16)", "bf16", "bf16", "bf16",
        2, 2, 4, 2.5, 4, true, false, false, true, true, 80, "fp32", true, "bf16", "fp16_bf16"},
-      {"fp8", "FP8 GEMMs (per-tensor scaling), BF16 elsewhere, FP32 master weights", "fp8", "bf16",
+      {"fp8", "FP8 GEMMs (scaled as fp8_recipe says, per tensor by default), BF16 elsewhere, FP32 master weights", "fp8", "bf16",
        "bf16", 1.5, 2, 2, 2, 2, false, false, true, true, true, 89, "bf16", false, "bf16", "fp8"},
       {"fp4", "FP4 (NVFP4/MXFP4) GEMMs with block scaling, BF16 elsewhere", "fp4", "bf16", "fp8",
        1.25, 2, 2, 2, 2, false, false, true, true, true, 100, "bf16", false, "bf16", "fp4"},

@@ -56,6 +56,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   published.gpu = e.gpu;
   published.model = e.model;
   published.precision = e.precision;
+  published.precision_as_published = e.precision_as_published;
   published.num_gpus = e.num_gpus;
   published.gpus_per_node = static_cast<int>(num(t, row, "gpus_per_node", 8));
   published.tp = e.tp;
@@ -103,6 +104,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   y << "sharding: " << e.sharding << "\nactivation_checkpointing: " << e.recompute << "\n";
   if (!reading.memory_convention.empty()) y << "memory: {convention: " << reading.memory_convention << "}\n";
   if (!reading.attention_kernel.empty()) y << "attention_kernel: " << reading.attention_kernel << "\n";
+  if (!reading.fp8_recipe.empty()) y << "fp8_recipe: " << reading.fp8_recipe << "\n";
   if (reading.mtp_depth > 0) y << "mtp_depth: " << reading.mtp_depth << "\n";
   if (reading.bf16_last_layers > 0 || !reading.bf16_modules.empty()) {
     y << "low_precision: {bf16_last_layers: " << reading.bf16_last_layers << ", bf16_modules: [";

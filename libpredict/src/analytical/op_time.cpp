@@ -99,6 +99,14 @@ double attention_kernel_factor(const ResolvedJob& job, const AnalyticalConstants
   const bool native = !a || a->architecture_native || job.gpu->sm_version() < kAsyncTensorCoreSm;
   return native ? 1.0 : k.flash2_async_tensor_core_factor;
 }
+// A row-wise FP8 recipe's scaled GEMMs run at the 16-bit rate (fp8_recipe.hpp); their operands
+// stay FP8, so only the rate changes.
+std::string gemm_rate_math(const Op& op, const ResolvedJob& job, const std::string& math) {
+  const auto& p = *job.policy;
+  const bool slow_fp8 = job.fp8_recipe && job.fp8_recipe->gemms_at_16bit_rate && op.kind == OpKind::gemm &&
+                        math == p.gemm_math && job.gpu->has_math(p.half_dtype);
+  return slow_fp8 ? p.half_dtype : math;
+}
 }  // namespace
 
 double saturating_kernel_seconds(double flops, double bytes, double peak, double emax_compute, double emax_memory,
@@ -131,7 +139,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     case OpKind::rnn: {
       const std::string math = op_math_mode(op, job);
       const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
-      peak = g.peak_flops(math);
+      peak = g.peak_flops(gemm_rate_math(op, job, math));
       const double io = tensor_core || math == "fp16_nontensor" ? op_element_bytes(op, job) : 4.0;
       fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
       // cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor

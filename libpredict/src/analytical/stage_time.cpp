@@ -78,6 +78,11 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   // Backward FP8 GEMMs need the output gradients cast (E5M2) and, for the weight gradient,
   // transposed FP8 copies of inputs and gradients (Transformer Engine cast-transpose kernels).
   t.bwd_casts = p.fp8_scaling ? (gemm_outputs * (2 + 1 + 1) + gemm_inputs * 1) / bw : 0;
+  // A row-wise recipe casts each backward operand along that GEMM's reduction axis: the output
+  // gradient a second time (read + write), the saved input and the weight again, in place of the
+  // input's transposed copy.
+  if (job.fp8_recipe && job.fp8_recipe->backward_recasts_operands)
+    t.bwd_casts += (gemm_outputs * (2 + 1) + gemm_inputs * (2 + 1 - 1) + (weights - kept_16bit_weights) * (2 + 1)) / bw;
   t.fwd = std::max(t.gpu_fwd, t.launch_fwd) + t.casts;
   t.bwd = std::max(t.gpu_bwd, t.launch_bwd) + t.bwd_casts;  // casts (precision_casts) stay forward-only
   t.recompute = std::max(rec_gpu, rec_launch);

@@ -43,6 +43,7 @@ class StepMemo {
     bool xla;
     double forward_weight_bytes;  // embedding lookups read the weights at this size
     const AttentionKernel* attention_kernel;
+    const Fp8Recipe* fp8_recipe;
     AnalyticalConstants k;  // compared bytewise: doubles and pointers, no padding
     std::vector<bool> known;
     std::shared_ptr<std::vector<OpTime>> times;

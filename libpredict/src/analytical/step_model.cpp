@@ -164,6 +164,7 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   if (job.state.attention_kernel &&
       std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::fused_attention; }))
     out.attention_kernel = job.state.attention_kernel->id;
+  if (job.fp8_recipe) out.fp8_recipe = job.fp8_recipe->id;
   out.num_gpus = j.cluster.num_gpus;
   out.nodes = job.nodes;
   out.gpus_per_node = job.gpus_per_node;

@@ -142,7 +142,7 @@ std::string render_table(const Prediction& p) {
        (p.attention_kernel.empty() ? std::string() : ", " + p.attention_kernel + " attention") + ", batch " + fmt("%g", p.batch_size) + " per GPU" +
        (p.seq_len > 0 ? ", seq_len " + std::to_string(p.seq_len) : "") +
        (p.grad_accum > 1 ? ", grad_accum " + std::to_string(p.grad_accum) : "") + ")\n";
-  o += "precision  " + p.precision + "\n";
+  o += "precision  " + p.precision + (p.fp8_recipe.empty() ? std::string() : ", " + p.fp8_recipe + " scaling") + "\n";
   o += "cluster    " + std::to_string(p.num_gpus) + " x " + p.gpu + " (" + std::to_string(p.nodes) + " node" +
        (p.nodes > 1 ? "s" : "") + " x " + std::to_string(p.gpus_per_node) + ")\n";
   const auto& ly = p.layout;

@@ -116,6 +116,9 @@ struct JobSpec {
   // The fused-attention kernel family the stack runs (attention_kernel.hpp); empty: the memory
   // convention's (Transformer Engine's cuDNN attention for megatron, FlashAttention-2 for the others).
   std::string attention_kernel;
+  // How the FP8 GEMMs scale their operands (fp8_recipe.hpp); empty: tensorwise. Read only when the
+  // precision's GEMMs run in FP8.
+  std::string fp8_recipe;
   bool xla = false;
   // Activation layout of convolutions: "nchw" (channels first) or "nhwc" (channels last). Empty
   // means the framework's default, which channels_first() resolves.

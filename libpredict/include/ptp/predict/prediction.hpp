@@ -100,6 +100,7 @@ struct Prediction {
   std::string error;
   std::string model, precision, gpu, framework;
   std::string attention_kernel;  // the fused-attention kernel family assumed; empty: no fused attention
+  std::string fp8_recipe;        // how FP8 GEMM operands are scaled; empty: no FP8 GEMMs
   int num_gpus = 1, nodes = 1, gpus_per_node = 1, grad_accum = 1;
   double batch_size = 0;
   int seq_len = 0;

@@ -12,6 +12,7 @@
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/predict/price.hpp"
 #include "ptp/predict/workload.hpp"
+#include "ptp/vocab/fp8_recipe.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
@@ -74,6 +75,7 @@ struct ResolvedJob {
   const GpuSpec* gpu = nullptr;
   const FabricSpec* fabric = nullptr;
   const PrecisionPolicy* policy = nullptr;
+  const Fp8Recipe* fp8_recipe = nullptr;  // null unless the policy's GEMMs run in FP8
   TrainingStateBytes state;  // the memory convention applied to the policy
   double quantized_base_bytes = 0;  // per frozen block projection weight under QLoRA; 0: not quantised
   const ModelDesc* model = nullptr;

@@ -18,6 +18,7 @@ std::string llm_framework_key(const std::string& published_framework);
 // The row as published: an empty sharding, 0 grad_accum or 0 gpus_per_node is "not stated".
 struct PublishedLlmRun {
   std::string framework, sharding, gpu, model, precision;  // model: the zoo id
+  std::string precision_as_published;
   std::string notes;
   int num_gpus = 1, gpus_per_node = 0, tp = 1, pp = 1;
   double batch = 0, grad_accum = 0;
@@ -39,12 +40,15 @@ struct PublishedLlmRun {
 // - attention kernels: Megatron-family recipes run Transformer Engine's cuDNN attention; llm-foundry
 //   flash-attn 2 (its README), torchtitan PyTorch SDPA (FlashAttention-2 backend); NeMo AutoModel
 //   runs TE attention unless its "kernel optimizations" name TorchSDPA or FlexAttn.
+// - FP8 scaling: a row whose precision as published says "rowwise" ran torchao's row-wise recipe;
+//   every other FP8 row scales per tensor (or per MX block).
 struct LlmRunReading {
   std::string framework_key;
   Sharding sharding = Sharding::none;
   bool sequence_parallel = false;
   std::string memory_convention;  // empty: the precision policy's default
   std::string attention_kernel;   // job spec attention_kernel
+  std::string fp8_recipe;         // job spec fp8_recipe; empty: the default (tensorwise)
   double batch = 0, grad_accum = 0;  // grad_accum stays 0 when neither the row nor a rule states it
   int gpus_per_node = 8;
   int mtp_depth = 0;  // 0: one depth per MTP module
