@@ -51,8 +51,8 @@ std::string by_framework(const Result& r) { return r.row.framework_key; }
 std::string by_model(const Result& r) { return r.row.model; }
 
 // Speed-up of `low` over `base` precision on rows identical except precision. torchao's row-wise
-// FP8 scaling is a different recipe from the per-tensor scaling the fp8 policy describes; its pairs
-// are reported but kept out of the per-tensor figure.
+// FP8 rows are read with fp8_recipe: rowwise; their pairs are also reported apart from the
+// per-tensor ones.
 void speedups(const std::vector<Result>& results, const std::set<std::string>& base, const std::string& low) {
   std::map<std::string, std::vector<const Result*>> by_key;
   for (const auto& r : results) by_key[pairing_key(r.row)].push_back(&r);
