@@ -102,13 +102,13 @@ void parse_finetune(const YamlReader& doc, JobSpec& j) {
   if (!f->has("rank")) f->fail("method: " + ft.method + " needs rank (the adapters' inner dimension, e.g. 16)");
   ft.rank = static_cast<int>(f->get_int("rank", 1, 1'000'000));
   if (auto t = f->optional_child("targets")) {
-    if (!t->is_sequence() || t->size() == 0) t->fail("expected a non-empty list of attention | mlp | all");
-    static const std::vector<std::string> allowed{"attention", "mlp", "all"};
+    if (!t->is_sequence() || t->size() == 0) t->fail("expected a non-empty list of attention | attention_qkv | mlp | all");
+    static const std::vector<std::string> allowed{"attention", "attention_qkv", "mlp", "all"};
     for (std::size_t i = 0; i < t->size(); ++i) {
       const auto e = t->element(i);
       const std::string v = e.as_string();
       if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
-        e.fail("unknown target '" + v + "'" + did_you_mean(v, allowed) + "; expected attention | mlp | all");
+        e.fail("unknown target '" + v + "'" + did_you_mean(v, allowed) + "; expected " + joined_names(allowed));
       ft.targets.push_back(v);
     }
   } else {
@@ -170,6 +170,9 @@ void fail_field(const JobSpec& job, const std::string& field, const std::string&
 bool FinetuneSpec::targets_attention() const {
   return std::find(targets.begin(), targets.end(), "attention") != targets.end() ||
          std::find(targets.begin(), targets.end(), "all") != targets.end();
+}
+bool FinetuneSpec::targets_attention_qkv() const {
+  return targets_attention() || std::find(targets.begin(), targets.end(), "attention_qkv") != targets.end();
 }
 bool FinetuneSpec::targets_mlp() const {
   return std::find(targets.begin(), targets.end(), "mlp") != targets.end() ||

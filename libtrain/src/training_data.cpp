@@ -302,12 +302,16 @@ Table<RunRecord> load_runs(const std::string& path) {
     // LoRA fine-tuning rows: the tables name the method but not the adapters. NeMo and
     // Megatron-Bridge recipes: rank 32 (their LoRA default); NeMo AutoModel: rank 16, what every
     // LoRA benchmark config its performance summary links sets (peft.dim, target_modules '*_proj';
-    // examples/llm_benchmark/*peft_benchmark*.yaml at NVIDIA-NeMo/Automodel@36044ad3d). Both on
-    // every linear projection of attention and MLP (the spec's default targets).
+    // examples/llm_benchmark/*peft_benchmark*.yaml at NVIDIA-NeMo/Automodel@36044ad3d). Megatron-Bridge
+    // and AutoModel adapt every linear projection of attention and MLP (the spec's default targets);
+    // NeMo 1.x (the 24.07 container's tables) only the fused QKV projection, its lora_tuning default
+    // (target_modules ['attention_qkv'], adapter_dim 32: examples/nlp/language_modeling/tuning/conf/
+    // megatron_gpt_finetuning_config.yaml).
     if (r.task == "finetune_lora") {
       j.finetune.method = "lora";
       j.finetune.rank = to_lower(csv.text(row, "framework")).find("automodel") != std::string::npos ? 16 : 32;
       j.finetune.targets = {"attention", "mlp"};
+      if (r.codebase == "nemo") j.finetune.targets = {"attention_qkv"};
     }
     // Optimizers the sources' training scripts use (DLE ConvNets: SGD momentum; BERT: LAMB).
     if (j.model.rfind("resnet", 0) == 0 || j.model.rfind("resnext", 0) == 0 || j.model.rfind("se-resnext", 0) == 0 ||

@@ -39,10 +39,29 @@ TEST_CASE("LoRA at rank << d does about 2/3 of full training's matmul work", "[l
   // Attention-only adapters: q, k, v, o.
   const auto attn = resolve(llm_job("llama3-8b", 1, lora(16, "[attention]")));
   CHECK(trainable(attn.workload) == 32 * 16 * (8192 + 5120 + 5120 + 8192));
+  // NeMo 1.x's default: q, k, v only (its fused linear_qkv), not the output projection.
+  const auto qkv = resolve(llm_job("llama3-8b", 1, lora(16, "[attention_qkv]")));
+  CHECK(trainable(qkv.workload) == 32 * 16 * (8192 + 5120 + 5120));
   // The step is faster, and MFU counts the 2/3.
   const auto pf = predict_analytical(full), pl = predict_analytical(adapted);
   CHECK(pl.iteration_s < 0.8 * pf.iteration_s);
   CHECK(pl.breakdown.backward < 0.8 * pf.breakdown.backward);  // attention's backward is unchanged
+}
+
+TEST_CASE("LoRA adapters run at 16 bits under an FP8 recipe, with no FP8 casts", "[llm][lora]") {
+  // Megatron-Bridge/NeMo build adapters from megatron.core linears, outside Transformer Engine's FP8.
+  const auto fp8 = resolve(llm_job("llama3-8b", 8, lora(16), "fp8"));
+  CHECK(op_math_mode(op_named(fp8.workload.ops, "layer0.self_attn_qkv"), fp8) == "fp8");
+  CHECK(op_math_mode(op_named(fp8.workload.ops, "layer0.self_attn_qkv.lora_a"), fp8) == "bf16");
+  CHECK(op_math_mode(op_named(fp8.workload.ops, "layer0.mlp_down.lora_b"), fp8) == "bf16");
+  // The FP8 casting passes are the base GEMMs' alone: adapters add none.
+  const auto full = resolve(llm_job("llama3-8b", 8, "", "fp8"));
+  const Layout lf = make_layout(full), la = make_layout(fp8);
+  const AnalyticalConstants k;
+  const ParallelConstants pk;
+  const auto sf = stage_time(partition_stages(full.workload, lf).front(), full, lf, k, pk, false);
+  const auto sa = stage_time(partition_stages(fp8.workload, la).front(), fp8, la, k, pk, false);
+  CHECK(sa.casts == Approx(sf.casts));
 }
 
 TEST_CASE("LoRA memory drops by the frozen weights' gradients, optimizer state and master copy", "[llm][lora]") {

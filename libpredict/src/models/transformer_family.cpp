@@ -77,7 +77,7 @@ void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, doub
   attn_proj(column(g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false)));
   split(g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6));
   g.fused_attention("self_attn_flash", batch * d.heads, q_len, keys, (qk + d.v_head_dim) / 2, causal);
-  attn_proj(row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false)));
+  attn_proj(row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false))).attention_output = true;
   g.elementwise("self_attn_residual", T * h, 2, 1);
 }
 
@@ -148,7 +148,7 @@ void attention_sublayer(GraphBuilder& g, const TransformerDims& d, const std::st
     if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
     g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
   }
-  attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias)));
+  attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias))).attention_output = true;
   if (d.dropout) g.elementwise(tag + "_dropout", T * h, 1, 2);
   g.elementwise(tag + "_residual", T * h, 2, 1);
 }

@@ -74,13 +74,18 @@ Op adapter_gemm(const Op& base, const char* suffix, double m, double k, double n
   o.saved = m * k;
   o.input_grad = base.input_grad;
   o.uses_gemm_math = true;
+  // Adapters are plain (non-Transformer-Engine) linears: Megatron-Bridge/NeMo's ParallelLinearAdapter
+  // builds them from megatron.core ColumnParallelLinear, so under an FP8/FP4 recipe they run at 16
+  // bits with no scaling casts, like the GEMMs a recipe keeps out of FP8 (low_precision).
+  o.high_precision = true;
   o.tp_role = role;
   o.expert_split = split;
   return o;
 }
 
 bool targeted(const Op& op, const FinetuneSpec& f) {
-  return (op.projection == Projection::attention && f.targets_attention()) ||
+  return (op.projection == Projection::attention &&
+          (f.targets_attention() || (f.targets_attention_qkv() && !op.attention_output))) ||
          (op.projection == Projection::mlp && f.targets_mlp());
 }
 

@@ -44,7 +44,9 @@ struct ParallelismSpec {
 struct FinetuneSpec {
   std::string method = "full";  // full | lora | qlora
   int rank = 0;                 // lora and qlora
-  std::vector<std::string> targets;  // lora and qlora: attention | mlp | all (default attention, mlp)
+  // lora and qlora: attention | attention_qkv (q, k, v without the output projection) | mlp | all
+  // (default attention, mlp)
+  std::vector<std::string> targets;
   bool double_quant = false;         // qlora: quantised quantisation constants
   // qlora: each 4-bit projection keeps its input for backward although its weight is frozen
   // (bitsandbytes before 0.43.2: MatMul4Bit saves its input whenever any input needs a gradient).
@@ -57,6 +59,7 @@ struct FinetuneSpec {
   bool lora() const { return method == "lora" || method == "qlora"; }
   bool quantized_base() const { return method == "qlora"; }
   bool targets_attention() const;
+  bool targets_attention_qkv() const;  // the q, k, v projections (also when targets_attention())
   bool targets_mlp() const;
 };
 

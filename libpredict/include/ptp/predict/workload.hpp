@@ -84,6 +84,9 @@ struct Op {
   Projection projection = Projection::none;
   double fused_projections = 1, weight_groups = 1;
   double narrowest_output = 0;  // of the fused projections (GQA's k and v); 0: all equal
+  // The attention sub-layer's output projection (Megatron's linear_proj), which a LoRA target of the
+  // query/key/value projections alone (NeMo 1.x's attention_qkv) leaves out.
+  bool attention_output = false;
   // Held but not trained (the base model under LoRA): weights count for memory at the storage
   // dtype, but there are no weight gradients, optimizer state or data-parallel gradient traffic.
   bool frozen = false;
