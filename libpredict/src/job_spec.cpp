@@ -171,8 +171,9 @@ bool FinetuneSpec::targets_attention() const {
   return std::find(targets.begin(), targets.end(), "attention") != targets.end() ||
          std::find(targets.begin(), targets.end(), "all") != targets.end();
 }
-bool FinetuneSpec::targets_attention_qkv() const {
-  return targets_attention() || std::find(targets.begin(), targets.end(), "attention_qkv") != targets.end();
+bool FinetuneSpec::adapts_attention_projection(bool output_projection) const {
+  return targets_attention() ||
+         (!output_projection && std::find(targets.begin(), targets.end(), "attention_qkv") != targets.end());
 }
 bool FinetuneSpec::targets_mlp() const {
   return std::find(targets.begin(), targets.end(), "mlp") != targets.end() ||

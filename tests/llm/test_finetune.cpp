@@ -141,6 +141,8 @@ TEST_CASE("Bad finetune specs are one-line errors naming the field", "[llm][lora
   refused(llm_job("llama3-8b", 1, "finetune: {method: full, double_quant: true}\n"), "finetune.double_quant: applies to method");
   refused("model: resnet50\nprecision: amp_bf16\nbatch_size: 32\ncluster: {gpu: a100-sxm4-80gb}\n" + lora(8),
           "finetune.targets: model 'resnet50' has no attention or MLP projections");
+  refused("model: resnet50\nprecision: amp_bf16\nbatch_size: 32\ncluster: {gpu: a100-sxm4-80gb}\n" + lora(8, "[attention_qkv]"),
+          "finetune.targets: model 'resnet50' has no attention projections");
 }
 
 TEST_CASE("A LoRA job spec writes back what it read", "[llm][lora]") {

@@ -101,7 +101,7 @@ double attention_kernel_factor(const ResolvedJob& job, const AnalyticalConstants
 }
 // A row-wise FP8 recipe's scaled GEMMs run at the 16-bit rate (fp8_recipe.hpp); their operands
 // stay FP8, so only the rate changes.
-std::string gemm_rate_math(const Op& op, const ResolvedJob& job, const std::string& math) {
+const std::string& gemm_rate_math(const Op& op, const ResolvedJob& job, const std::string& math) {
   const auto& p = *job.policy;
   const bool slow_fp8 = job.fp8_recipe && job.fp8_recipe->gemms_at_16bit_rate && op.kind == OpKind::gemm &&
                         math == p.gemm_math && job.gpu->has_math(p.half_dtype);

@@ -84,8 +84,7 @@ Op adapter_gemm(const Op& base, const char* suffix, double m, double k, double n
 }
 
 bool targeted(const Op& op, const FinetuneSpec& f) {
-  return (op.projection == Projection::attention &&
-          (f.targets_attention() || (f.targets_attention_qkv() && !op.attention_output))) ||
+  return (op.projection == Projection::attention && f.adapts_attention_projection(op.attention_output)) ||
          (op.projection == Projection::mlp && f.targets_mlp());
 }
 
@@ -144,7 +143,8 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
     b.elements_in += base.elements_out;
   }
   if (smallest_in == 0) {
-    std::string what = f.targets_attention() && f.targets_mlp() ? "attention or MLP" : (f.targets_attention() ? "attention" : "MLP");
+    const bool attention = f.adapts_attention_projection(false);
+    std::string what = attention && f.targets_mlp() ? "attention or MLP" : (attention ? "attention" : "MLP");
     fail_field(job, "finetune.targets",
                "model '" + model + "' has no " + what + " projections for LoRA to adapt (LoRA is modelled for transformer models)");
   }

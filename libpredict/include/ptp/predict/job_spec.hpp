@@ -58,8 +58,10 @@ struct FinetuneSpec {
   std::string adapter_modules = "per_projection";  // per_projection | fused_qkv | fused
   bool lora() const { return method == "lora" || method == "qlora"; }
   bool quantized_base() const { return method == "qlora"; }
-  bool targets_attention() const;
-  bool targets_attention_qkv() const;  // the q, k, v projections (also when targets_attention())
+  bool targets_attention() const;  // q, k, v and the output projection
+  // Whether an attention projection gets adapters: every one under targets_attention(), the q, k, v
+  // ones (not the output projection) under attention_qkv.
+  bool adapts_attention_projection(bool output_projection) const;
   bool targets_mlp() const;
 };
 
