@@ -82,18 +82,22 @@ void parse_finetune(const YamlReader& doc, JobSpec& j) {
   auto f = doc.optional_child("finetune");
   if (!f) return;
   if (!f->is_map()) f->fail("expected a mapping {method: full | lora | qlora, rank, targets}");
-  f->check_keys({"method", "rank", "targets", "double_quant", "quantized_keeps_inputs", "dropout", "adapter_modules"});
+  f->check_keys({"method", "rank", "targets", "double_quant", "quantized_keeps_inputs", "quantized_head",
+                "quantized_from_fp16", "dropout", "adapter_modules"});
   auto& ft = j.finetune;
   ft.method = one_of(*f, "method", "full", {"full", "lora", "qlora"});
   if (!ft.lora()) {
-    for (const char* k : {"rank", "targets", "double_quant", "quantized_keeps_inputs", "dropout", "adapter_modules"})
+    for (const char* k : {"rank", "targets", "double_quant", "quantized_keeps_inputs", "quantized_head",
+                          "quantized_from_fp16", "dropout", "adapter_modules"})
       if (f->has(k)) f->child(k).fail("applies to method: lora or qlora only (method: full trains every weight)");
     return;
   }
-  for (const char* k : {"double_quant", "quantized_keeps_inputs"})
+  for (const char* k : {"double_quant", "quantized_keeps_inputs", "quantized_head", "quantized_from_fp16"})
     if (f->has(k) && !ft.quantized_base()) f->child(k).fail("applies to method: qlora only (a LoRA base is not quantised)");
   ft.double_quant = f->get_bool("double_quant", false);
   ft.quantized_keeps_inputs = f->get_bool("quantized_keeps_inputs", false);
+  ft.quantized_head = f->get_bool("quantized_head", false);
+  ft.quantized_from_fp16 = f->get_bool("quantized_from_fp16", false);
   if (f->has("dropout")) {
     ft.dropout = f->get_number("dropout", 0, 1);
     if (ft.dropout >= 1) f->child("dropout").fail("is a probability below 1 (1 would drop every adapter input)");
@@ -364,6 +368,8 @@ std::string job_spec_to_yaml(const JobSpec& j) {
     out << YAML::Key << "targets" << YAML::Value << YAML::Flow << j.finetune.targets;
     if (j.finetune.double_quant) out << YAML::Key << "double_quant" << YAML::Value << true;
     if (j.finetune.quantized_keeps_inputs) out << YAML::Key << "quantized_keeps_inputs" << YAML::Value << true;
+    if (j.finetune.quantized_head) out << YAML::Key << "quantized_head" << YAML::Value << true;
+    if (j.finetune.quantized_from_fp16) out << YAML::Key << "quantized_from_fp16" << YAML::Value << true;
     if (j.finetune.dropout > 0) out << YAML::Key << "dropout" << YAML::Value << j.finetune.dropout;
     if (j.finetune.adapter_modules != "per_projection")
       out << YAML::Key << "adapter_modules" << YAML::Value << j.finetune.adapter_modules;

@@ -149,6 +149,9 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
     if (c("double_quant") == "true") y << ", double_quant: true";
     if (c("quantized_keeps_inputs") == "true") y << ", quantized_keeps_inputs: true";
+    // litgpt quantises through Lightning's BitsandbytesPrecision: every nn.Linear, the LM head included,
+    // is replaced by a 4-bit layer quantised from an FP16 copy of its weight.
+    if (e.origin == "litgpt" && e.finetune == "qlora") y << ", quantized_head: true, quantized_from_fp16: true";
     if (!c("lora_dropout").empty()) y << ", dropout: " << c("lora_dropout");
     if (!c("adapter_modules").empty()) y << ", adapter_modules: " << c("adapter_modules");
     y << "}\n";
@@ -344,7 +347,7 @@ std::string memory_markdown(const std::vector<Row>& rows, const std::map<std::st
       "slack) for reserved rows, memory.per_gpu_bytes (reserved + CUDA context + NCCL buffers) for nvidia-smi, "
       "screenshot and not-stated rows. Signed error = mean of (predicted / measured - 1). \"clean\" = rows with "
       "a blank quality_flag. Each row's copies follow its memory_convention column (datasets/memory.csv); "
-      "qlora rows store the block projections in NF4.\n");
+      "qlora rows store the block projections in NF4 (litgpt's the LM head too, and each dequantised weight passes through FP16: finetune.quantized_head, quantized_from_fp16).\n");
   table(out, "## Per origin", rows, by_origin);
   table(out, "## Per memory kind", rows, by_kind);
   table(out, "## Per origin and memory kind", rows, by_origin_kind);

@@ -197,6 +197,47 @@ TEST_CASE("QLoRA on bitsandbytes before 0.43.2 stashes the inputs of the project
   CHECK(parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml")).finetune.quantized_keeps_inputs);
 }
 
+TEST_CASE("QLoRA dequantises its largest 4-bit weight whole; litgpt's quantises the head through FP16 too",
+          "[llm][lora][memory]") {
+  auto job = [](const std::string& extra) {
+    return predict(llm_job("llama3-8b", 1, "finetune: {method: qlora, rank: 16, targets: [attention]" + extra + "}\n"));
+  };
+  const auto lora = predict(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 16, targets: [attention]}\n"));
+  const auto peft = job(""), head = job(", quantized_head: true"), litgpt = job(", quantized_head: true, quantized_from_fp16: true");
+  const double h = 4096, ffn = 14336, vocab = 128256;
+  // A LoRA base in 16 bits dequantises nothing. The largest 4-bit weight of the blocks is one MLP
+  // projection (gate, up and down are separate nn.Linear modules), dequantised to BF16.
+  CHECK(peft.memory.workspace - lora.memory.workspace == Approx(ffn * h * 2));
+  // The head in 4 bits: its weight shrinks from BF16 to NF4, and it becomes the largest dequantised copy.
+  const double nf4 = quantized_base_bytes(BaseQuantization::nf4);
+  CHECK(peft.memory.weights - head.memory.weights == Approx(vocab * h * (2 - nf4)));
+  CHECK(head.memory.workspace - lora.memory.workspace == Approx(vocab * h * 2));
+  // Quantised from an FP16 copy: dequantised to FP16, then cast to BF16 while the FP16 copy is live.
+  CHECK(litgpt.memory.workspace - lora.memory.workspace == Approx(vocab * h * 4));
+  // Under FP16 compute the cast is a no-op.
+  const auto fp16 = predict(llm_job("llama3-8b", 1,
+                                    "finetune: {method: qlora, rank: 16, targets: [attention], "
+                                    "quantized_head: true, quantized_from_fp16: true}\n",
+                                    "fp16"));
+  const auto fp16_lora =
+      predict(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 16, targets: [attention]}\n", "fp16"));
+  CHECK(fp16.memory.workspace - fp16_lora.memory.workspace == Approx(vocab * h * 2));
+  // Memory only: the step's compute does not move.
+  CHECK(litgpt.breakdown.forward == Approx(peft.breakdown.forward));
+  CHECK(litgpt.breakdown.backward == Approx(peft.breakdown.backward));
+  // The keys apply to qlora only and are written back.
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, quantized_head: true}\n")),
+             Catch::Matchers::Contains("finetune.quantized_head: applies to method: qlora only"));
+  CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: full, quantized_from_fp16: true}\n")),
+             Catch::Matchers::Contains("finetune.quantized_from_fp16: applies to method: lora or qlora only"));
+  const auto j = parse_job_spec(YamlReader::load_string(
+      llm_job("llama3-8b", 1, "finetune: {method: qlora, rank: 16, quantized_head: true, quantized_from_fp16: true}\n"),
+      "job.yaml"));
+  const auto again = parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml"));
+  CHECK(again.finetune.quantized_head);
+  CHECK(again.finetune.quantized_from_fp16);
+}
+
 TEST_CASE("LoRA dropout keeps each adapter module's dropped input and its mask", "[llm][lora][memory]") {
   auto job = [](const std::string& extra, const std::string& method = "lora") {
     return predict(llm_job("llama3-8b", 1, "finetune: {method: " + method + ", rank: 16, targets: [all]" + extra + "}\n"));

@@ -69,6 +69,17 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   }
   return st;
 }
+// A 4-bit weight is dequantised whole for its matmul, forward and backward (bitsandbytes' MatMul4Bit,
+// torchao's NF4 linear): the largest one's copy at the compute dtype is live at the backward's peak
+// (the LM head's, when it is quantised, comes first in the backward). Quantised from an FP16 copy
+// (finetune.quantized_from_fp16) it dequantises to FP16 first and is cast: both copies are live.
+double dequantized_weight_bytes(const Stage& s, const ResolvedJob& job) {
+  if (s.largest_4bit_params <= 0) return 0;
+  const auto& p = *job.policy;
+  const bool fp16_compute = p.activation_bytes == 2 && p.half_dtype == "fp16";
+  const double staged = job.job.finetune.quantized_from_fp16 && !fp16_compute ? 2 : 0;
+  return s.largest_4bit_params * (p.activation_bytes + staged);
+}
 }  // namespace
 
 MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& job, const Layout& l,
@@ -90,7 +101,7 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   const double frozen_held =
       l.shards_params() ? frozen_dense / dense_group + frozen_expert / expert_group : s.frozen_params;
   const double quantized_share =
-      job.quantized_base_bytes > 0 && s.frozen_params > 0 ? s.frozen_linear_params / s.frozen_params : 0;
+      job.quantized_base_bytes > 0 && s.frozen_params > 0 ? s.frozen_4bit_params / s.frozen_params : 0;
   m.weights += frozen_held * ((1 - quantized_share) * st.param + quantized_share * job.quantized_base_bytes);
   // FSDP materialises the current block's and the prefetched next block's full weights at the
   // compute dtype; under a pipeline schedule the whole stage stays gathered for the step (see dp_comm.cpp).
@@ -113,7 +124,7 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   const Stash stash = activation_stash(s, l, p, st);
   const double in_flight = in_flight_microbatches(l.pp, l.vp, l.microbatches, stage_index);
   m.activations = stash.kept * in_flight + stash.working;
-  m.workspace = k.library_workspace_bytes;
+  m.workspace = k.library_workspace_bytes + dequantized_weight_bytes(s, job);
   m.allocated_bytes = m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies +
                       m.activations + m.workspace;
   m.reserved_bytes = m.allocated_bytes * (1 + k.allocator_slack);

@@ -97,6 +97,9 @@ struct Stage {
   // keeps FP8 copies of (all but those the recipe keeps in 16 bits); frozen_linear_params, the
   // frozen ones QLoRA quantises.
   double linear_params = 0, frozen_linear_params = 0;
+  // Frozen weights stored in 4 bits (Op::stored_4bit) on this GPU, and the largest one: bitsandbytes and
+  // torchao dequantise a 4-bit weight whole for each matmul.
+  double frozen_4bit_params = 0, largest_4bit_params = 0;
   double largest_block_params = 0;  // FSDP's unsharded working set (frozen weights included)
   double attention_core_s = 0;      // filled by stage_time
 };

@@ -169,6 +169,14 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
       if (op->frozen) {
         st.frozen_params += st.ops.back().params;
         if (linear) st.frozen_linear_params += st.ops.back().params;
+        if (op->stored_4bit) {
+          st.frozen_4bit_params += st.ops.back().params;
+          // bitsandbytes/torchao quantise each nn.Linear apart: a fused op's projections (gate and up,
+          // experts) dequantise one at a time.
+          const Op& held = st.ops.back();
+          st.largest_4bit_params =
+              std::max(st.largest_4bit_params, held.params / (held.fused_projections * held.weight_groups));
+        }
         if (op->expert_split != ExpertSplit::none) st.frozen_expert_params += st.ops.back().params;
         block_params[i] += st.ops.back().params;
         continue;

@@ -51,6 +51,12 @@ struct FinetuneSpec {
   // qlora: each 4-bit projection keeps its input for backward although its weight is frozen
   // (bitsandbytes before 0.43.2: MatMul4Bit saves its input whenever any input needs a gradient).
   bool quantized_keeps_inputs = false;
+  // qlora: the LM head is stored in 4 bits as well (litgpt: Lightning's BitsandbytesPrecision replaces
+  // every nn.Linear, lm_head included; PEFT/transformers and torchtune keep the head in 16 bits).
+  bool quantized_head = false;
+  // qlora: the 4-bit weights were quantised from an FP16 copy (Lightning's BitsandbytesPrecision), so
+  // bitsandbytes dequantises each one to FP16 and casts it to the compute dtype: both copies are live.
+  bool quantized_from_fp16 = false;
   // lora and qlora: the adapters' dropout probability. Each adapter module drops its own copy of its
   // input and keeps that copy and a 1-byte mask for backward (PEFT, torchtune, litgpt: nn.Dropout before
   // lora_A); how many modules a fused projection has is `adapter_modules`.

@@ -90,6 +90,9 @@ struct Op {
   // Held but not trained (the base model under LoRA): weights count for memory at the storage
   // dtype, but there are no weight gradients, optimizer state or data-parallel gradient traffic.
   bool frozen = false;
+  // A frozen weight QLoRA stores in 4 bits (the block projections; the LM head with
+  // finetune.quantized_head). Each matmul dequantises it whole, so the largest one sets a transient.
+  bool stored_4bit = false;
   // Works on attention scores (q_len x kv_len per head): the attention kernels, the softmax and the
   // dropout on the probabilities. Their work grows with the square of the sequence length.
   bool on_scores = false;
