@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "parallelism.hpp"
+#include "ptp/vocab/attention_kernel.hpp"
 #include "recompute_policy.hpp"
 #include "step_memo.hpp"
 
@@ -124,7 +125,8 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   const Stash stash = activation_stash(s, l, p, st);
   const double in_flight = in_flight_microbatches(l.pp, l.vp, l.microbatches, stage_index);
   m.activations = stash.kept * in_flight + stash.working;
-  m.workspace = k.library_workspace_bytes + dequantized_weight_bytes(s, job);
+  m.workspace = (job.gpu->sm_version() >= kAsyncTensorCoreSm ? k.cublas_workspace_async_tc_bytes : k.cublas_workspace_bytes) +
+                dequantized_weight_bytes(s, job);
   m.allocated_bytes = m.weights + m.master_weights + m.gradients + m.optimizer_state + m.fp8_weight_copies +
                       m.activations + m.workspace;
   m.reserved_bytes = m.allocated_bytes * (1 + k.allocator_slack);

@@ -70,8 +70,11 @@ struct AnalyticalConstants {
   double loss_scale_sync_s = 1e-4;       // inf/nan check forces a host sync
   // Memory beyond the training state and activations (sources: ../shared/data/memory/README.md,
   // caveat 1; PyTorch "CUDA semantics: memory management"; NCCL_BUFFSIZE in NCCL's environment docs).
-  // cuBLAS/cuBLASLt/cuDNN workspaces come from PyTorch's caching allocator, so they are allocated.
-  double library_workspace_bytes = 0.25 * kBytesPerGiB;
+  // cuBLAS/cuBLASLt workspaces come from PyTorch's caching allocator, so they are allocated: PyTorch's
+  // default (aten/src/ATen/cuda/CublasHandlePool.cpp, CUBLAS_WORKSPACE_CONFIG unset) is :4096:2:16:8
+  // (8.125 MiB) before sm_90 and :4096:8 (32 MiB) from sm_90 on; cuBLASLt shares it.
+  double cublas_workspace_bytes = (4096.0 * 2 + 16.0 * 8) * 1024;
+  double cublas_workspace_async_tc_bytes = 4096.0 * 8 * 1024;
   double allocator_slack = 0.10;  // max_reserved over max_allocated: "typically 2-15 %"
   // Outside the allocator, seen by nvidia-smi: the CUDA context and its loaded kernels (0.5-1.5 GiB;
   // 1343 MiB measured under transformers), and NCCL's channel buffers (4 MiB per channel and peer
