@@ -302,7 +302,9 @@ def memory_convention(framework, precision_published, precision):
 
 
 def lora_targets(published):
-    """Adapter targets in the job-spec vocabulary: attention | mlp | all (empty: the default)."""
+    """Adapter targets in the job-spec vocabulary: attention | attention_qkv | mlp | all (empty: the
+    default). Attention lists without the output projection (litgpt's lora_query/lora_value, PEFT's
+    q_proj,v_proj) adapt the query/key/value projections only: attention_qkv."""
     t = published.lower()
     if not t:
         return ""
@@ -310,6 +312,9 @@ def lora_targets(published):
         return "all"
     if "gate_proj" in t or "up_proj" in t:
         return "mlp"
+    names = [n.strip() for n in t.replace("(", ",").replace(")", ",").replace(" ", ",").split(",") if n.strip()]
+    if not any(n in ("o", "o_proj", "proj", "projection", "out_proj", "dense", "c_proj", "lora_projection") for n in names):
+        return "attention_qkv"
     return "attention"
 
 
