@@ -48,7 +48,7 @@ const MemoryConvention& default_memory_convention(const PrecisionPolicy& p) {
 }
 
 const std::vector<std::string>& cross_entropy_names() {
-  static const std::vector<std::string> names{"fused", "unfused", "chunked", "compiled"};
+  static const std::vector<std::string> names{"fused", "unfused", "chunked", "compiled", "loss_parallel"};
   return names;
 }
 
@@ -61,6 +61,11 @@ double logits_bytes(CrossEntropy ce, double activation_bytes) {
     case CrossEntropy::chunked:
     case CrossEntropy::compiled:
       return 2 * activation_bytes;
+    case CrossEntropy::loss_parallel:
+      // DTensor's vocab-parallel log-softmax (torch.distributed.tensor.parallel.loss_parallel) runs the
+      // decomposed ops: its backward holds the FP32 log-probabilities, the FP32 gradient from the NLL,
+      // the exp(log-probs) x sum product and the FP32 input gradient at once.
+      return 4 * 4;
   }
   return activation_bytes;
 }

@@ -282,13 +282,17 @@ CHUNKED_LOSS_RECIPES = (
 )
 
 
-def cross_entropy(origin, source, compile_published, model=""):
+def cross_entropy(origin, source, compile_published, model="", tp="1"):
     if origin in CHUNKED_CROSS_ENTROPY or "chunked CE" in compile_published:
         return "chunked"
     if any(source == s and model in models for s, models in CHUNKED_LOSS_RECIPES):
         return "chunked"
     if source in COMPILED_LOSS_SOURCES and "torch.compile" in compile_published:
         return "compiled"
+    # torchtitan turns loss_parallel on with TP (parallelism.disable_loss_parallel defaults to false):
+    # DTensor's vocab-parallel log-softmax runs the decomposed ops, eager.
+    if origin == "torchtitan" and tp not in ("", "1"):
+        return "loss_parallel"
     return ""
 
 
@@ -395,7 +399,7 @@ def build(shared, stats=None):
             "precision": prec,
             "precision_as_published": rec["precision"],
             "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
-            "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"], model),
+            "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"], model, rec["tp"]),
             "grad_sync": grad_sync,
             "frozen_grads": frozen_grads,
             "untie_embeddings": untie_embeddings(ORIGIN[repo], rec["hf_config_hint"]),

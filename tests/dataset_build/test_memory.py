@@ -92,6 +92,11 @@ class CrossEntropy(unittest.TestCase):
         self.assertEqual(memory.cross_entropy("torchtune", "any table", "torch.compile"), "")
         self.assertEqual(memory.cross_entropy("litgpt", "any table", "eager"), "chunked")
 
+    def test_torchtitan_with_tensor_parallelism_runs_loss_parallel(self):
+        self.assertEqual(memory.cross_entropy("torchtitan", "any table", "", "llama3-70b", "8"), "loss_parallel")
+        self.assertEqual(memory.cross_entropy("torchtitan", "any table", "", "llama3-8b", "1"), "")
+        self.assertEqual(memory.cross_entropy("torchtune", "any table", "", "llama3-70b", "8"), "")
+
     def test_the_llama_3_1_table_follows_its_recipes_loss(self):
         source = "torchtune README 2024-09 Llama 3.1 memory/speed table"
         self.assertEqual(memory.cross_entropy("torchtune", source, "torch.compile", "llama3-8b"), "chunked")

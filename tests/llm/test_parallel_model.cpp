@@ -213,6 +213,8 @@ TEST_CASE("memory follows the job's framework convention, and its parts add up",
   CHECK(unfused - mem("memory: {convention: pure, cross_entropy: compiled}\n").activations == Approx(8 * logits));
   CHECK(unfused - mem("memory: {convention: pure, cross_entropy: chunked}\n").activations == Approx(8 * logits));
   CHECK(unfused - mem("memory: {convention: pure, cross_entropy: fused}\n").activations == Approx(6 * logits));
+  // DTensor's loss_parallel (torchtitan with TP, eager): four FP32 tensors per logit in its backward.
+  CHECK(mem("memory: {convention: pure, cross_entropy: loss_parallel}\n").activations - unfused == Approx(4 * logits));
   // Eager modules (pure) against fused kernels (master_weights, the same loss): each norm keeps an
   // FP32 copy of its input (4 bytes per element), and each SwiGLU keeps silu(gate) for the product's
   // backward beside gate and up (2 bytes per ffn element: 4096 tokens x 14336, 32 blocks).

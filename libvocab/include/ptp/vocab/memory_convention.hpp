@@ -28,7 +28,7 @@ enum class StateDtype { compute, fp32, fp32_unless_fp16 };
 //             2025-04, #1033): Inductor fuses the FP32 upcast and log-softmax, saves the 16-bit
 //             logits and per-row statistics, and writes the 16-bit gradient: the logits and their
 //             gradient, as chunked.
-enum class CrossEntropy { fused, unfused, chunked, compiled };
+enum class CrossEntropy { fused, unfused, chunked, compiled, loss_parallel };
 const std::vector<std::string>& cross_entropy_names();  // indexed by CrossEntropy
 double logits_bytes(CrossEntropy ce, double activation_bytes);
 
