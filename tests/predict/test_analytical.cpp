@@ -106,6 +106,17 @@ TEST_CASE("an 80 GB H100 holds 80 GiB: a job at 77 GB fits, one inside the headr
   CHECK_FALSE(over.memory.fits);
 }
 
+TEST_CASE("allocated memory counts PyTorch's cuBLAS workspace: 8.125 MiB before Hopper, 32 MiB from it on",
+          "[analytical][memory]") {
+  // CublasHandlePool.cpp's defaults with CUBLAS_WORKSPACE_CONFIG unset: :4096:2:16:8, and :4096:8 on sm_90.
+  const auto ampere = predict("llama3-8b", "bf16", "a100-sxm4-80gb", 8, 1, 4096);
+  const auto hopper = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 1, 4096);
+  CHECK(ampere.memory.workspace == Approx((4096.0 * 2 + 16 * 8) * 1024));
+  CHECK(hopper.memory.workspace == Approx(32.0 * 1024 * 1024));
+  CHECK(hopper.memory.allocated_bytes - ampere.memory.allocated_bytes ==
+        Approx(hopper.memory.workspace - ampere.memory.workspace));
+}
+
 TEST_CASE("context parallelism exchanges K/V every layer: exposed, growing with the sequence, on its own trace track",
           "[analytical][context]") {
   double previous = 0;
