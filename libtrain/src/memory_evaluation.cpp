@@ -149,9 +149,8 @@ void make_job(const CsvTable& t, const CsvRow& r, const std::vector<std::string>
     if (!c("lora_targets").empty()) y << ", targets: [" << c("lora_targets") << "]";
     if (c("double_quant") == "true") y << ", double_quant: true";
     if (c("quantized_keeps_inputs") == "true") y << ", quantized_keeps_inputs: true";
-    // litgpt quantises through Lightning's BitsandbytesPrecision: every nn.Linear, the LM head included,
-    // is replaced by a 4-bit layer quantised from an FP16 copy of its weight.
-    if (e.origin == "litgpt" && e.finetune == "qlora") y << ", quantized_head: true, quantized_from_fp16: true";
+    if (c("quantized_head") == "true") y << ", quantized_head: true";
+    if (c("quantized_from_fp16") == "true") y << ", quantized_from_fp16: true";
     if (!c("lora_dropout").empty()) y << ", dropout: " << c("lora_dropout");
     if (!c("adapter_modules").empty()) y << ", adapter_modules: " << c("adapter_modules");
     y << "}\n";

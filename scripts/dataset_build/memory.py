@@ -20,7 +20,7 @@ MEMORY_COLUMNS = [
     "row_id", "origin", "source", "source_ref", "shared_ref",
     "model", "model_as_published", "model_params_b", "params_note", "hf_config_hint",
     "task", "finetune", "lora_rank", "lora_targets", "lora_targets_as_published", "quantized_base",
-    "double_quant", "quantized_keeps_inputs", "lora_dropout", "adapter_modules", "precision", "precision_as_published", "memory_convention",
+    "double_quant", "quantized_keeps_inputs", "quantized_head", "quantized_from_fp16", "lora_dropout", "adapter_modules", "precision", "precision_as_published", "memory_convention",
     "cross_entropy", "grad_sync", "frozen_grads", "untie_embeddings", "grad_accum",
     "gpu", "gpu_as_published", "gpu_norm", "gpu_mem_capacity_gb", "num_gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp",
@@ -204,7 +204,10 @@ COMPILED_LOSS_SOURCES = (
 # gradients (memory.frozen_grads; pytorch #91167, litgpt #1538 later wrapped the Linear layers); and
 # litgpt pinned bitsandbytes 0.41.1 (2023) and 0.42.0 (the config hub tables), before its PR #1270
 # (0.43.2) stopped MatMul4Bit saving the inputs of frozen 4-bit projections
-# (finetune.quantized_keeps_inputs).
+# (finetune.quantized_keeps_inputs). Its QLoRA quantises through Lightning's BitsandbytesPrecision,
+# which replaces every nn.Linear, lm_head included (litgpt passes no ignore_modules), each quantised
+# from an FP16 copy of its weight (_quantize_weight), so bitsandbytes dequantises to FP16 and casts
+# (finetune.quantized_head, finetune.quantized_from_fp16).
 LITGPT_FLAT_BLOCK_SOURCE = "lit-gpt 8641822"
 
 
@@ -233,7 +236,8 @@ def litgpt_config_run(rec, origin):
 
 
 def litgpt_stack(rec, origin, method):
-    """(grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum) of a litgpt row, empty otherwise.
+    """(grad_sync, frozen_grads, quantized_keeps_inputs, grad_accum) of a litgpt row, empty otherwise;
+    quantized_keeps_inputs "true" also means litgpt's quantized_head and quantized_from_fp16.
     The 2023 tables publish their global batch in the notes ("minibatch 128 via grad accumulation"),
     the config hub's in its configs (LITGPT_CONFIG_RUNS)."""
     if origin != "litgpt":
@@ -394,6 +398,8 @@ def build(shared, stats=None):
             "quantized_base": rec["quantized_base"],
             "double_quant": "true" if method == "qlora" and "double quant" in rec["quantized_base"] else "",
             "quantized_keeps_inputs": quantized_keeps_inputs,
+            "quantized_head": quantized_keeps_inputs,
+            "quantized_from_fp16": quantized_keeps_inputs,
             "lora_dropout": lora_dropout,
             "adapter_modules": adapter_modules,
             "precision": prec,

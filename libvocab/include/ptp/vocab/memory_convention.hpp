@@ -27,7 +27,11 @@ enum class StateDtype { compute, fp32, fp32_unless_fp16 };
 //   compiled - the same loss under torch.compile (torchtitan compiles it with the model since
 //             2025-04, #1033): Inductor fuses the FP32 upcast and log-softmax, saves the 16-bit
 //             logits and per-row statistics, and writes the 16-bit gradient: the logits and their
-//             gradient, as chunked.
+//             gradient, as chunked;
+//   loss_parallel - unfused under tensor parallelism in eager mode (torchtitan's default with TP):
+//             DTensor's vocab-parallel log-softmax runs the decomposed ops, so its backward holds the
+//             FP32 log-probabilities, the FP32 gradient, the exp(log-probs) x sum product and the FP32
+//             input gradient at once (four FP32 tensors).
 enum class CrossEntropy { fused, unfused, chunked, compiled, loss_parallel };
 const std::vector<std::string>& cross_entropy_names();  // indexed by CrossEntropy
 double logits_bytes(CrossEntropy ce, double activation_bytes);
