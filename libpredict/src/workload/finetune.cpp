@@ -83,12 +83,6 @@ Op adapter_gemm(const Op& base, const char* suffix, double m, double k, double n
   return o;
 }
 
-// The output head (its own weight; a tied head owns none).
-bool is_lm_head(const Op& op) {
-  const std::string suffix = "lm_head";
-  return op.name.size() >= suffix.size() && op.name.compare(op.name.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool targeted(const Op& op, const FinetuneSpec& f) {
   return (op.projection == Projection::attention && f.adapts_attention_projection(op.attention_output)) ||
          (op.projection == Projection::mlp && f.targets_mlp());
@@ -117,7 +111,7 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
   for (const Op& base : w.ops) {
     ops.push_back(base);
     const bool quantized_projection = f.quantized_base() && base.in_block && base.projection != Projection::none;
-    const bool quantized_head = f.quantized_base() && f.quantized_head && is_lm_head(base) && base.params > 0;
+    const bool quantized_head = f.quantized_base() && f.quantized_head && in_module(base, "lm_head") && base.params > 0;
     if (has_weight(base)) {
       freeze(ops.back(), f.quantized_keeps_inputs && (quantized_head || (quantized_projection && (!targeted(base, f) || f.dropout > 0))));
       ops.back().stored_4bit = quantized_projection || quantized_head;

@@ -56,13 +56,13 @@ const std::vector<ModuleMatcher>& module_matchers() {
   return table;
 }
 
+}  // namespace
+
 bool in_module(const Op& op, const std::string& module) {
   for (const auto& m : module_matchers())
     if (module == m.name) return m.matches(op);
   return false;
 }
-
-}  // namespace
 
 int main_stack_blocks(const Workload& w) {
   int last = -1;

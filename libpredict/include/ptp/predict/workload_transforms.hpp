@@ -26,6 +26,8 @@ void apply_low_precision(Workload& w, const LowPrecisionSpec& s);
 // Blocks of the main stack (ops named layer<i>.*), and whether the workload has an MTP module.
 int main_stack_blocks(const Workload& w);
 bool has_mtp_module(const Workload& w);
+// Whether an op belongs to a module low_precision.bf16_modules can name (lm_head, attention, mtp, ...).
+bool in_module(const Op& op, const std::string& module);
 
 // Real tokens a sequence of seq_len slots carries (seq_len unless unpadded).
 double real_tokens_per_sequence(const JobSpec& j);
