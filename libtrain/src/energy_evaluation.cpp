@@ -10,7 +10,8 @@
 // * flopmetrics (Llama-3.2-1B, batch 8): energy of backward + optimizer against the predicted
 //   energy of those phases, and power over kernel time (an upper bound) against the predicted
 //   power of the busy phases.
-// Nothing is fitted here; the constants are energy.hpp's and the catalog's, and the
+// One thing is fitted here, the cap's clock model (energy.hpp CapClockModel: cap_clock_fit, with each
+// GPU left out); the other constants are energy.hpp's and the catalog's, and the
 // leave-one-source-out tables drop what Zeus contributes (the waiting power of the GPUs only Zeus
 // measures) and recompute the compute-bound activity from Perseus alone.
 #include "ptp/train/energy_evaluation.hpp"
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "ptp/predict/energy.hpp"
@@ -181,10 +183,20 @@ struct Coverage {
   double share() const { return rows ? static_cast<double>(inside) / rows : NAN; }
 };
 
+// A capped row of a GPU-bound Zeus job, kept to refit the cap's clock model (cap_clock_fit).
+struct CapRow {
+  ResolvedJob capped_job;
+  Prediction uncapped;
+  std::string gpu;
+  double time_ratio, energy_ratio;  // measured, relative to the configuration's uncapped row
+};
+
 struct Tables {
   Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, loso_zeus_power,
+      cap_time_gpu_bound, cap_energy_gpu_bound, cap_time_ncf, cap_energy_ncf,
       loso_ncf_waiting, loso_zeus_energy;
   Coverage zeus_energy_band, fm_energy_band;
+  std::vector<CapRow> cap_rows;
   int skipped = 0;
 };
 
@@ -192,11 +204,10 @@ struct Tables {
 // Zeus: the uncapped row of each configuration first (pass 0), then its capped rows against it.
 void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_activity,
                  const IdleWithoutZeus& idle_without_zeus, Tables& out) {
-  auto predict = [&](const std::string& yaml) {
-    return predictor.predict(parse_job_spec(YamlReader::load_string(yaml, "<row>")));
-  };
+  auto spec = [](const std::string& yaml) { return parse_job_spec(YamlReader::load_string(yaml, "<row>")); };
   struct Base {
     double time = 0, energy = 0, pred_iter = 0, pred_j = 0;
+    Prediction prediction;
   };
   std::map<std::string, Base> base;
   auto max_cap = zeus_max_caps(t);
@@ -212,8 +223,12 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
       if ((pass == 0) != uncapped) continue;
       const long batch = static_cast<long>(num(c("batch_size")));
       Prediction p;
+      ResolvedJob resolved;
       try {
-        p = predict(job_yaml(model, c("precision"), c("gpu"), batch, model == "bert-base" ? 384 : 0, uncapped ? 0 : cap));
+        resolved = resolve_job(
+            spec(job_yaml(model, c("precision"), c("gpu"), batch, model == "bert-base" ? 384 : 0, uncapped ? 0 : cap)),
+            predictor.catalogs());
+        p = predictor.predict(resolved);
       } catch (const InputError&) {
         ++out.skipped;  // e.g. a cap below the catalog's minimum, or a batch that does not fit
         continue;
@@ -234,7 +249,7 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
           out.zeus_power[group].add(p.energy.avg_board_w, meas_w);
           out.loso_zeus_power[group].add(loso_j / p.iteration_s / p.num_gpus, meas_w);
         }
-        base[key] = {num(c("duration_s")), num(c("energy_j")), p.iteration_s, p.energy.board_j_per_step};
+        base[key] = {num(c("duration_s")), num(c("energy_j")), p.iteration_s, p.energy.board_j_per_step, p};
         const double thr = num(c("throughput"));
         if (model == "resnet50" && thr > 0) {
           out.zeus_energy[group].add(p.energy.board_j_per_step, meas_w * static_cast<double>(batch) / thr);
@@ -244,12 +259,88 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
       } else if (base.count(key)) {
         const auto& b = base[key];
         const char* band = cap / p.energy.tdp_w >= 0.6 ? ">= 0.6 TDP" : "< 0.6 TDP";
-        const std::string g2 = "zeus " + c("gpu") + ", cap " + band;
-        out.cap_time[g2].add(p.iteration_s / b.pred_iter, num(c("duration_s")) / b.time);
-        out.cap_energy[g2].add(p.energy.board_j_per_step / b.pred_j, num(c("energy_j")) / b.energy);
+        // NCF's step is host-bound (see its table), which the step model does not know: its capped rows
+        // test the step model, not the cap, and are kept apart from the GPU-bound jobs'.
+        const bool host_bound = model == "ncf";
+        const std::string g2 = "zeus " + c("gpu") + (host_bound ? " NCF" : " ResNet-50/BERT") + ", cap " + band;
+        const double t_pred = p.iteration_s / b.pred_iter, t_meas = num(c("duration_s")) / b.time;
+        const double e_pred = p.energy.board_j_per_step / b.pred_j, e_meas = num(c("energy_j")) / b.energy;
+        out.cap_time[g2].add(t_pred, t_meas);
+        out.cap_energy[g2].add(e_pred, e_meas);
+        (host_bound ? out.cap_time_ncf : out.cap_time_gpu_bound)[band].add(t_pred, t_meas);
+        (host_bound ? out.cap_energy_ncf : out.cap_energy_gpu_bound)[band].add(e_pred, e_meas);
+        if (!host_bound) out.cap_rows.push_back({resolved, b.prediction, c("gpu"), t_meas, e_meas});
       }
     }
   }
+}
+
+// The capped GPU-bound rows' errors (MAPE %) under a clock model: each row's uncapped prediction
+// capped again with `model`. `gpu` picks the rows of one GPU (or, with `except`, all the others).
+struct CapFitError {
+  int rows = 0;
+  double time = NAN, energy = NAN;
+};
+CapFitError cap_fit_error(const std::vector<CapRow>& rows, const CapClockModel& model, const std::string& gpu = "",
+                          bool except = false) {
+  CapFitError out;
+  double t = 0, e = 0;
+  for (const CapRow& r : rows) {
+    if (!gpu.empty() && (r.gpu == gpu) == except) continue;
+    Prediction capped = r.uncapped;
+    apply_power_model(r.capped_job, capped, model);
+    t += std::fabs(capped.iteration_s / r.uncapped.iteration_s / r.time_ratio - 1);
+    e += std::fabs(capped.energy.board_j_per_step / r.uncapped.energy.board_j_per_step / r.energy_ratio - 1);
+    ++out.rows;
+  }
+  if (out.rows) out.time = 100 * t / out.rows, out.energy = 100 * e / out.rows;
+  return out;
+}
+
+// The grid's clock model with the least step-time MAPE on the chosen rows.
+CapClockModel fit_cap_clock(const std::vector<CapRow>& rows, const std::string& gpu = "", bool except = false) {
+  CapClockModel best;
+  double best_time = INFINITY;
+  for (int k = 10; k <= 20; ++k)
+    for (int x = 3; x <= 16; ++x) {
+      const CapClockModel m{k * 0.05, x * 0.5};
+      const double time = cap_fit_error(rows, m, gpu, except).time;
+      if (time < best_time - 1e-9) best_time = time, best = m;
+    }
+  return best;
+}
+
+// energy.hpp's CapClockModel refitted on the capped GPU-bound Zeus rows, in sample and leaving each GPU out.
+std::string cap_clock_fit(const std::vector<CapRow>& rows, nlohmann::json& summary) {
+  std::string md =
+      "\n## The cap's clock model, fitted here\n\nThe knee clock and the exponent above it (energy.hpp "
+      "CapClockModel) on a grid (knee 0.50-1.00 by 0.05, exponent 1.5-8 by 0.5), minimising the step-time MAPE of "
+      "the capped GPU-bound Zeus rows above (ResNet-50, BERT-base) as the step model predicts them; then each GPU "
+      "in turn left out of the fit and predicted with the constants fitted on the others.\n\n"
+      "| fitted on | knee clock | exponent above the knee | judged on | rows | time MAPE % | energy MAPE % |\n"
+      "|---|---:|---:|---|---:|---:|---:|\n";
+  char line[256];
+  auto add = [&](const std::string& on, const CapClockModel& m, const std::string& judged, const CapFitError& e) {
+    std::snprintf(line, sizeof line, "| %s | %.2f | %.1f | %s | %d | %.1f | %.1f |\n", on.c_str(), m.knee_clock,
+                  m.exponent_above_knee, judged.c_str(), e.rows, e.time, e.energy);
+    md += line;
+  };
+  const CapClockModel shipped, all = fit_cap_clock(rows);
+  add("(shipped, energy.hpp)", shipped, "all GPUs", cap_fit_error(rows, shipped));
+  add("all GPUs", all, "all GPUs (in sample)", cap_fit_error(rows, all));
+  std::set<std::string> gpus;
+  for (const CapRow& r : rows) gpus.insert(r.gpu);
+  nlohmann::json held = nlohmann::json::object();
+  for (const std::string& g : gpus) {
+    const CapClockModel m = fit_cap_clock(rows, g, true);
+    const CapFitError e = cap_fit_error(rows, m, g);
+    add("all but " + g, m, g + " (held out)", e);
+    held[g] = {{"knee_clock", m.knee_clock}, {"exponent_above_knee", m.exponent_above_knee}, {"rows", e.rows},
+               {"time_mape", e.time}, {"energy_mape", e.energy}};
+  }
+  summary = {{"fitted", {{"knee_clock", all.knee_clock}, {"exponent_above_knee", all.exponent_above_knee}}},
+             {"leave_one_gpu_out", held}};
+  return md;
 }
 
 void flopmetrics_tables(const CsvTable& t, const Predictor& predictor, Tables& out) {
@@ -328,16 +419,23 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
               tables.zeus_energy);
   md += table("## Zeus, capped: step time relative to the uncapped row (power-limit what-if)", tables.cap_time);
   md += table("## Zeus, capped: energy per step relative to the uncapped row (power-limit what-if)", tables.cap_energy);
+  md += table("### Capped, GPU-bound jobs (ResNet-50, BERT-base): step time by cap", tables.cap_time_gpu_bound);
+  md += table("### Capped, GPU-bound jobs (ResNet-50, BERT-base): energy per step by cap", tables.cap_energy_gpu_bound);
+  md += table("### Capped, NCF (host-bound; the step model predicts it GPU-busy): step time by cap", tables.cap_time_ncf);
+  md += table("### Capped, NCF (host-bound; the step model predicts it GPU-busy): energy per step by cap",
+              tables.cap_energy_ncf);
+  nlohmann::json cap_fit;
+  md += cap_clock_fit(tables.cap_rows, cap_fit);
   md += table("## flopmetrics Llama-3.2-1B: energy of backward + optimizer", tables.fm_energy);
   md += table("## flopmetrics Llama-3.2-1B: power over kernel time (measured is an upper bound) vs predicted busy power",
               tables.fm_power);
-  char text[768];
+  char text[1024];
   std::snprintf(text, sizeof text,
                 "\n## Leave one source out\n\nEach source's rows predicted with the constants fitted without it. "
                 "Zeus: the compute-bound activity is the Perseus stage profiles' alone (recomputed here: %.3f; "
                 "shipped: %.3f), and the waiting power of the GPUs Perseus does not measure falls back to 0.26 x TDP "
                 "(their catalog idle_w comes from Zeus NCF); the cap constants have no other source (their "
-                "leave-one-GPU-out is in scripts/fit_power_constants.py). flopmetrics: no constant was fitted on it, "
+                "leave-one-GPU-out: the clock model's table above, the settle's in scripts/fit_power_constants.py). flopmetrics: no constant was fitted on it, "
                 "so its tables above are already held out. Perseus: no row is a zoo model, so none is predicted.\n",
                 held_out_activity, power_model::kComputeActivity);
   md += text;
@@ -368,6 +466,11 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
                  {"zeus_resnet50_energy_per_step", summary_of(tables.zeus_energy)},
                  {"zeus_cap_time", summary_of(tables.cap_time)},
                  {"zeus_cap_energy", summary_of(tables.cap_energy)},
+                 {"zeus_cap_time_gpu_bound", summary_of(tables.cap_time_gpu_bound)},
+                 {"zeus_cap_energy_gpu_bound", summary_of(tables.cap_energy_gpu_bound)},
+                 {"zeus_cap_time_ncf", summary_of(tables.cap_time_ncf)},
+                 {"zeus_cap_energy_ncf", summary_of(tables.cap_energy_ncf)},
+                 {"cap_clock_model", cap_fit},
                  {"flopmetrics_energy", summary_of(tables.fm_energy)},
                  {"flopmetrics_busy_power", summary_of(tables.fm_power)},
                  {"leave_one_source_out",

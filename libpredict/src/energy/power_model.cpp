@@ -19,6 +19,21 @@ double gpu_power_limit_min_w(const GpuSpec& g) {
 }
 double gpu_power_limit_max_w(const GpuSpec& g) { return g.power_limit_max_w > 0 ? g.power_limit_max_w : g.tdp_w; }
 
+// At the default limit the phase's power is held at the settled TDP when it would exceed it (the step
+// model's speeds are measured there), so a cap at TDP moves nothing.
+double compute_cap_stretch(double phase_w, double cap_w, double tdp_w, double floor_w, const CapClockModel& model) {
+  const double at_default = std::min(phase_w, pm::kCapSettle * tdp_w), settled = pm::kCapSettle * cap_w;
+  if (settled >= at_default || at_default <= floor_w) return 1.0;
+  const double dynamic = at_default - floor_w;
+  // Catalog minimum caps (and the derived 0.33 x TDP) settle above the waiting floor; the clamp keeps
+  // a catalog entry that breaks this finite.
+  const double capped = std::max(settled - floor_w, 1e-3 * dynamic);
+  const double at_knee = dynamic * std::pow(model.knee_clock, model.exponent_above_knee);
+  const double clock = capped >= at_knee ? std::pow(capped / dynamic, 1 / model.exponent_above_knee)
+                                         : model.knee_clock * capped / at_knee;
+  return 1 / clock;
+}
+
 namespace {
 
 struct PhasePowers {
@@ -30,12 +45,11 @@ PhasePowers uncapped(double tdp, double idle) {
   return {idle + pm::kComputeActivity * (tdp - idle), idle + pm::kMemoryActivity * (tdp - idle)};
 }
 
-// Time factor of a phase whose power the cap lowers from what it draws at the default limit (`w`,
-// held at the settled TDP when it would exceed it: the step model's speeds are measured there) to
-// the settled cap. A cap at TDP therefore moves nothing.
-double stretch(double w, double cap, double tdp, double exponent) {
+// A memory-bound phase drawing `w` at the default limit (held at the settled TDP when it would exceed
+// it: the step model's speeds are measured there) under the settled cap. A cap at TDP moves nothing.
+double memory_stretch(double w, double cap, double tdp) {
   const double at_default = std::min(w, pm::kCapSettle * tdp), settled = pm::kCapSettle * cap;
-  return settled < at_default ? std::pow(at_default / settled, exponent) : 1.0;
+  return settled < at_default ? std::pow(at_default / settled, pm::kCapTimeExponentMemory) : 1.0;
 }
 
 std::string fmt_w(double w) {
@@ -106,7 +120,7 @@ void update_energy(Prediction& p) {
   e.gco2e = e.has_carbon ? e.facility_kwh * e.grid_gco2_per_kwh : 0;
 }
 
-void apply_power_model(const ResolvedJob& job, Prediction& p) {
+void apply_power_model(const ResolvedJob& job, Prediction& p, const CapClockModel& model) {
   if (!p.valid || !job.gpu) return;
   const GpuSpec& g = *job.gpu;
   const JobSpec& j = job.job;
@@ -132,8 +146,8 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
   if (cap > 0) {
     e.power_limit_w = cap;
     const auto w = uncapped(g.tdp_w, e.idle_w);
-    const double sc = stretch(w.compute_w, cap, g.tdp_w, pm::kCapTimeExponent);
-    const double sm = stretch(w.memory_w, cap, g.tdp_w, pm::kCapTimeExponentMemory);
+    const double sc = compute_cap_stretch(w.compute_w, cap, g.tdp_w, e.idle_w, model);
+    const double sm = memory_stretch(w.memory_w, cap, g.tdp_w);
     if (sc > 1 || sm > 1) {
       // The compute-bound share of each kernel phase stretches with sc, the rest with sm; the
       // pipeline bubble is idle time proportional to a stage's kernels, so it follows them.
@@ -168,9 +182,8 @@ void apply_power_model(const ResolvedJob& job, Prediction& p) {
                                                                fmt_w(g.tdp_w) + " TDP (catalog default_power_limit_w)"
                                                          : "cluster.power_limit_w " + fmt_w(cap);
       p.warnings.push_back(cap_name + ": step x" + std::to_string(f).substr(0, 5) +
-                           " (power-cap what-if, fitted on the Zeus power-limit trace; " +
-                           (cap < 0.5 * g.tdp_w ? "below 0.5 x TDP the fit underestimates the slowdown"
-                                                : "4-9 % error at caps >= 0.5 x TDP") + ")");
+                           " (power-cap what-if: clock model fitted on the Zeus power-limit trace, 3-9 % "
+                           "step-time error on a GPU left out of the fit, caps 0.33-0.9 x TDP)");
     }
   }
   update_energy(p);
