@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -276,17 +277,17 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
 }
 
 // The capped GPU-bound rows' errors (MAPE %) under a clock model: each row's uncapped prediction
-// capped again with `model`. `gpu` picks the rows of one GPU (or, with `except`, all the others).
+// capped again with `model`, over the rows `keep` accepts.
 struct CapFitError {
   int rows = 0;
   double time = NAN, energy = NAN;
 };
-CapFitError cap_fit_error(const std::vector<CapRow>& rows, const CapClockModel& model, const std::string& gpu = "",
-                          bool except = false) {
+using CapRowFilter = std::function<bool(const CapRow&)>;
+CapFitError cap_fit_error(const std::vector<CapRow>& rows, const CapClockModel& model, const CapRowFilter& keep) {
   CapFitError out;
   double t = 0, e = 0;
   for (const CapRow& r : rows) {
-    if (!gpu.empty() && (r.gpu == gpu) == except) continue;
+    if (!keep(r)) continue;
     Prediction capped = r.uncapped;
     apply_power_model(r.capped_job, capped, model);
     t += std::fabs(capped.iteration_s / r.uncapped.iteration_s / r.time_ratio - 1);
@@ -297,14 +298,14 @@ CapFitError cap_fit_error(const std::vector<CapRow>& rows, const CapClockModel& 
   return out;
 }
 
-// The grid's clock model with the least step-time MAPE on the chosen rows.
-CapClockModel fit_cap_clock(const std::vector<CapRow>& rows, const std::string& gpu = "", bool except = false) {
+// The grid's clock model with the least step-time MAPE on the rows `keep` accepts.
+CapClockModel fit_cap_clock(const std::vector<CapRow>& rows, const CapRowFilter& keep) {
   CapClockModel best;
   double best_time = INFINITY;
   for (int k = 10; k <= 20; ++k)
     for (int x = 3; x <= 16; ++x) {
       const CapClockModel m{k * 0.05, x * 0.5};
-      const double time = cap_fit_error(rows, m, gpu, except).time;
+      const double time = cap_fit_error(rows, m, keep).time;
       if (time < best_time - 1e-9) best_time = time, best = m;
     }
   return best;
@@ -325,15 +326,16 @@ std::string cap_clock_fit(const std::vector<CapRow>& rows, nlohmann::json& summa
                   m.exponent_above_knee, judged.c_str(), e.rows, e.time, e.energy);
     md += line;
   };
-  const CapClockModel shipped, all = fit_cap_clock(rows);
-  add("(shipped, energy.hpp)", shipped, "all GPUs", cap_fit_error(rows, shipped));
-  add("all GPUs", all, "all GPUs (in sample)", cap_fit_error(rows, all));
+  const auto every = [](const CapRow&) { return true; };
+  const CapClockModel shipped, all = fit_cap_clock(rows, every);
+  add("(shipped, energy.hpp)", shipped, "all GPUs", cap_fit_error(rows, shipped, every));
+  add("all GPUs", all, "all GPUs (in sample)", cap_fit_error(rows, all, every));
   std::set<std::string> gpus;
   for (const CapRow& r : rows) gpus.insert(r.gpu);
   nlohmann::json held = nlohmann::json::object();
   for (const std::string& g : gpus) {
-    const CapClockModel m = fit_cap_clock(rows, g, true);
-    const CapFitError e = cap_fit_error(rows, m, g);
+    const CapClockModel m = fit_cap_clock(rows, [&](const CapRow& r) { return r.gpu != g; });
+    const CapFitError e = cap_fit_error(rows, m, [&](const CapRow& r) { return r.gpu == g; });
     add("all but " + g, m, g + " (held out)", e);
     held[g] = {{"knee_clock", m.knee_clock}, {"exponent_above_knee", m.exponent_above_knee}, {"rows", e.rows},
                {"time_mape", e.time}, {"energy_mape", e.energy}};
