@@ -333,3 +333,38 @@ TEST_CASE("NCCL peer-to-peer disabled stages intra-node collectives through host
                         "j")),
                     Catch::Contains("nccl_p2p"));
 }
+
+TEST_CASE("FP32 CUDA-core GEMMs on sm_86 / sm_89 run against half the listed FP32 peak; tensor-core math does not",
+          "[analytical]") {
+  const auto gpu = [](const std::string& id) -> const GpuSpec& { return catalogs().gpus().get(id, ""); };
+  CHECK(gpu("a40").simt_fp32_gemm_share() == 0.5);
+  CHECK(gpu("l40s").simt_fp32_gemm_share() == 0.5);
+  CHECK(gpu("rtx-3090").simt_fp32_gemm_share() == 0.5);
+  CHECK(gpu("a100-sxm4-80gb").simt_fp32_gemm_share() == 1.0);
+  CHECK(gpu("h100-sxm5-80gb").simt_fp32_gemm_share() == 1.0);
+  CHECK(gpu("quadro-rtx-6000").simt_fp32_gemm_share() == 1.0);
+  // The same A40 read as an sm_80 part: its large FP32 GEMMs take twice as long as sm_86, its TF32 ones
+  // no longer.
+  const AnalyticalConstants k;
+  GpuSpec as_sm80 = gpu("a40");
+  as_sm80.compute_capability = 8.0;
+  const auto resolve = [](const std::string& precision) {
+    const std::string text = "model: bert-large\nprecision: " + precision +
+                             "\nbatch_size: 32\nseq_len: 128\ncluster: {gpu: a40, num_gpus: 1}\n";
+    return resolve_job(parse_job_spec(YamlReader::load_string(text, "job.yaml")), catalogs());
+  };
+  int gemms = 0;
+  for (const std::string precision : {"fp32", "tf32"}) {
+    const ResolvedJob sm86 = resolve(precision);
+    ResolvedJob sm80 = sm86;
+    sm80.gpu = &as_sm80;
+    for (const Op& op : sm86.workload.ops) {
+      if (op.kind != OpKind::gemm || op.fwd_flops < 1e10) continue;
+      ++gemms;
+      const double ratio = analytical_op_time(op, sm86, k).forward_s / analytical_op_time(op, sm80, k).forward_s;
+      INFO(precision << " " << op.name);
+      CHECK(ratio == Approx(precision == "fp32" ? 2.0 : 1.0).epsilon(0.02));
+    }
+  }
+  CHECK(gemms > 0);
+}

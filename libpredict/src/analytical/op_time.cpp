@@ -139,7 +139,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     case OpKind::rnn: {
       const std::string math = op_math_mode(op, job);
       const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
-      peak = g.peak_flops(gemm_rate_math(op, job, math));
+      peak = g.peak_flops(gemm_rate_math(op, job, math)) * (math == "fp32" ? g.simt_fp32_gemm_share() : 1.0);
       const double io = tensor_core || math == "fp16_nontensor" ? op_element_bytes(op, job) : 4.0;
       fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
       // cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor

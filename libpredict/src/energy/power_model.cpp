@@ -182,7 +182,7 @@ void apply_power_model(const ResolvedJob& job, Prediction& p, const CapClockMode
                                                                fmt_w(g.tdp_w) + " TDP (catalog default_power_limit_w)"
                                                          : "cluster.power_limit_w " + fmt_w(cap);
       p.warnings.push_back(cap_name + ": step x" + std::to_string(f).substr(0, 5) +
-                           " (power-cap what-if: clock model fitted on the Zeus power-limit trace, 3-9 % "
+                           " (power-cap what-if: clock model fitted on the Zeus power-limit trace, 5-9 % "
                            "step-time error on a GPU left out of the fit, caps 0.33-0.9 x TDP)");
     }
   }

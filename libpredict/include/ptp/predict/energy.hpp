@@ -44,11 +44,11 @@ inline constexpr double kCapSettle = 0.944;
 // kCapKneeClock x its default (voltage falls with the clock), and in proportion to the clock below it
 // (voltage at its floor), so a cap near the floor stretches the step steeply. Fitted by
 // ptp_eval_energy (libtrain energy_evaluation.cpp) on the 367 capped Zeus rows of GPU-bound jobs
-// (ResNet-50, BERT-base; caps 0.33-0.9 x TDP) as the product predicts them: time 5.0 %, energy
-// 7.0 % MAPE in sample (the single power law before it, exponent 0.397: 12.2 % and 13.1 %, 26 % below
-// 0.6 x TDP); each GPU left out of the fit: time 3.4-9.0 %, energy 4.9-8.9 % (docs/energy-evaluation.md).
-inline constexpr double kCapKneeClock = 0.85;
-inline constexpr double kCapExponentAboveKnee = 4.0;
+// (ResNet-50, BERT-base; caps 0.33-0.9 x TDP) as the product predicts them: time 5.3 %, energy
+// 6.5 % MAPE in sample (the single power law before it, exponent 0.397: 12.2 % and 13.1 %, 26 % below
+// 0.6 x TDP); each GPU left out of the fit: time 4.6-9.0 %, energy 5.4-8.9 % (docs/energy-evaluation.md).
+inline constexpr double kCapKneeClock = 0.90;
+inline constexpr double kCapExponentAboveKnee = 6.0;
 // Memory-bound phases: a cap lowers SM clocks, not the memory clock. Their phase stretches by
 // (P / P')^0.2, half the single power law's exponent the compute phases had before the clock model
 // (assumed: no row of power.csv isolates memory-bound kernels).

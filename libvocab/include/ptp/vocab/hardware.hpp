@@ -57,6 +57,16 @@ struct GpuSpec {
   GpuPrice price;  // optional `price:` mapping of the catalog file
 
   int sm_version() const { return static_cast<int>(compute_capability * 10 + 0.5); }
+  // Share of the listed FP32 peak an FP32 (CUDA-core) GEMM or convolution can issue. sm_86 and sm_89
+  // (GA10x, AD10x) list a peak that needs an FFMA issued every cycle on two datapaths, one shared
+  // with INT32, so each shared-memory load and address instruction of a GEMM's inner loop costs FP32
+  // throughput: NeuSight's SGEMMs on an L4 reach 0.29 of the listed peak (median of 865; A100
+  // 0.81-0.89, V100 0.96, H100 0.74), flopmetrics' FP32 Llama-3.2-1B steps 0.37 on an A40 and 0.28
+  // on an L40S against 0.72 on an A100.
+  double simt_fp32_gemm_share() const {
+    const int sm = sm_version();
+    return sm == 86 || sm == 89 ? 0.5 : 1.0;
+  }
   bool has_math(const std::string& math) const;
   double peak_flops(const std::string& math) const;  // FLOP/s, 0 when absent
   double memory_bytes() const { return memory_gib * 1073741824.0; }
