@@ -96,10 +96,7 @@ double gpu_idle_w(const GpuSpec& g);
 double gpu_power_limit_min_w(const GpuSpec& g);
 double gpu_power_limit_max_w(const GpuSpec& g);
 
-// The power cap in force, cluster.power_limit_w or else the GPU's catalog default_power_limit_w, as
-// a what-if: checks the job's cap against the GPU's range (InputError at the field's line:column) and
-// stretches the step's compute and memory phases. Then fills p.energy. Called once per prediction
-// after the step is predicted.
+// The cap's clock model (power_model::kCapKneeClock): ptp_eval_energy refits it with other values.
 struct CapClockModel {
   double knee_clock = power_model::kCapKneeClock;
   double exponent_above_knee = power_model::kCapExponentAboveKnee;
@@ -107,6 +104,11 @@ struct CapClockModel {
 // Time factor of a compute-bound phase drawing `phase_w` at the default limit under a cap of `cap_w`
 // (1 when the cap does not bind).
 double compute_cap_stretch(double phase_w, double cap_w, double tdp_w, double floor_w, const CapClockModel& model);
+
+// The power cap in force, cluster.power_limit_w or else the GPU's catalog default_power_limit_w, as
+// a what-if: checks the job's cap against the GPU's range (InputError at the field's line:column) and
+// stretches the step's compute and memory phases. Then fills p.energy. Called once per prediction
+// after the step is predicted.
 void apply_power_model(const ResolvedJob& job, Prediction& p, const CapClockModel& model = {});
 // Recomputes p.energy from p's (possibly recalibrated) breakdown with the inputs it already holds.
 void update_energy(Prediction& p);
