@@ -207,7 +207,7 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
                  const IdleWithoutZeus& idle_without_zeus, Tables& out) {
   auto spec = [](const std::string& yaml) { return parse_job_spec(YamlReader::load_string(yaml, "<row>")); };
   struct Base {
-    double time = 0, energy = 0, pred_iter = 0, pred_j = 0;
+    double time = 0, energy = 0;  // measured
     Prediction prediction;
   };
   std::map<std::string, Base> base;
@@ -250,7 +250,7 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
           out.zeus_power[group].add(p.energy.avg_board_w, meas_w);
           out.loso_zeus_power[group].add(loso_j / p.iteration_s / p.num_gpus, meas_w);
         }
-        base[key] = {num(c("duration_s")), num(c("energy_j")), p.iteration_s, p.energy.board_j_per_step, p};
+        base[key] = {num(c("duration_s")), num(c("energy_j")), p};
         const double thr = num(c("throughput"));
         if (model == "resnet50" && thr > 0) {
           out.zeus_energy[group].add(p.energy.board_j_per_step, meas_w * static_cast<double>(batch) / thr);
@@ -264,8 +264,9 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
         // test the step model, not the cap, and are kept apart from the GPU-bound jobs'.
         const bool host_bound = model == "ncf";
         const std::string g2 = "zeus " + c("gpu") + (host_bound ? " NCF" : " ResNet-50/BERT") + ", cap " + band;
-        const double t_pred = p.iteration_s / b.pred_iter, t_meas = num(c("duration_s")) / b.time;
-        const double e_pred = p.energy.board_j_per_step / b.pred_j, e_meas = num(c("energy_j")) / b.energy;
+        const double t_pred = p.iteration_s / b.prediction.iteration_s, t_meas = num(c("duration_s")) / b.time;
+        const double e_pred = p.energy.board_j_per_step / b.prediction.energy.board_j_per_step,
+                     e_meas = num(c("energy_j")) / b.energy;
         out.cap_time[g2].add(t_pred, t_meas);
         out.cap_energy[g2].add(e_pred, e_meas);
         (host_bound ? out.cap_time_ncf : out.cap_time_gpu_bound)[band].add(t_pred, t_meas);

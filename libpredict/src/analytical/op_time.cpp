@@ -85,6 +85,10 @@ double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k
   return std::pow(std::max(1.0, flops_per_w / k.tc_power_ref_flops_per_w), -k.tc_power_exponent);
 }
 
+double gemm_peak_flops(const GpuSpec& g, const std::string& math) {
+  return g.peak_flops(math) * (math == "fp32" ? g.simt_fp32_gemm_share() : 1.0);
+}
+
 double tensor_core_emax(double base_emax, double n, double k_dim, const std::string& math, const GpuSpec& g,
                         const AnalyticalConstants& k) {
   const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
@@ -139,7 +143,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     case OpKind::rnn: {
       const std::string math = op_math_mode(op, job);
       const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
-      peak = g.peak_flops(gemm_rate_math(op, job, math)) * (math == "fp32" ? g.simt_fp32_gemm_share() : 1.0);
+      peak = gemm_peak_flops(g, gemm_rate_math(op, job, math));
       const double io = tensor_core || math == "fp16_nontensor" ? op_element_bytes(op, job) : 4.0;
       fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
       // cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor

@@ -162,8 +162,7 @@ double op_analytical_seconds(const OpShape& op, const GpuSpec& gpu) {
   const bool tensor_core = math != "fp32";
   double emax = op.op_class == "batched_gemm" ? k.attention_emax : (tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax);
   if (tensor_core) emax = tensor_core_emax(emax, op.n, op.k, math, gpu, k);
-  const double peak = gpu.peak_flops(math) * (tensor_core ? 1.0 : gpu.simt_fp32_gemm_share());
-  return saturating_kernel_seconds(op.flops, op.bytes, peak, emax, k.memory_emax, gpu, k);
+  return saturating_kernel_seconds(op.flops, op.bytes, gemm_peak_flops(gpu, math), emax, k.memory_emax, gpu, k);
 }
 
 std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu) {

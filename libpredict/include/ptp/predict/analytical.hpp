@@ -94,6 +94,9 @@ bool op_kept_16bit(const Op& op, const ResolvedJob& job);
 double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k);
 // A tensor-core matmul's efficiency ceiling from its base emax: halved when n or k is not a multiple
 // of the math's tile (8 at 16-bit, 16 at 8-bit, 4 at TF32), then power-derated.
+// The rate a GEMM, conv or attention kernel at math mode `math` runs against: the listed peak, less
+// the FP32 datapath GA10x / AD10x CUDA-core GEMMs cannot feed (GpuSpec::simt_fp32_gemm_share).
+double gemm_peak_flops(const GpuSpec& g, const std::string& math);
 double tensor_core_emax(double base_emax, double n, double k_dim, const std::string& math, const GpuSpec& g,
                         const AnalyticalConstants& k);
 // One kernel on the saturating roofline: `flops` at emax_compute of `peak` (emax_compute 0: a
