@@ -1,5 +1,6 @@
 // train_bundle's communication level: all-reduce time relative to the ring bound (log of measured /
 // collective_bound_seconds), from the collectives table, with k-fold and leave-one-GPU-out metrics.
+#include <algorithm>
 #include <cmath>
 
 #include "ptp/predict/analytical.hpp"
@@ -28,6 +29,8 @@ CommunicationLevel train_communication_level(const TrainOptions& o, const Catalo
     const FabricSpec* fabric = catalogs.fabrics().find(r.fabric_inter);
     if (!fabric) fabric = catalogs.fabrics().find(g->default_inter_node);
     CollectiveShape c{r.size_bytes, r.ranks, r.nodes, r.ranks_per_node};
+    level.reach.max_ranks = std::max(level.reach.max_ranks, r.ranks);
+    level.reach.max_nodes = std::max(level.reach.max_nodes, r.nodes);
     const double bound = collective_bound_seconds(c, *g, fabric);
     cx.add_row(collective_features(c, *g, fabric));
     cy.push_back(static_cast<float>(std::log(r.time_s / bound)));
@@ -56,7 +59,7 @@ CommunicationLevel train_communication_level(const TrainOptions& o, const Catalo
   }
   if (o.on_training_rows) o.on_training_rows("communication", cx);
   level.bytes = Booster::train(cx, cy, collective_feature_names(), comm_params).save_ubj();
-  level.model = std::make_unique<LearnedCollectiveModel>(flatten_xgboost_ubj(level.bytes, "communication"));
+  level.model = std::make_unique<LearnedCollectiveModel>(flatten_xgboost_ubj(level.bytes, "communication"), level.reach);
   if (o.cross_validate) o.log("communication model: " + metrics["communication"].dump());
   level.rows = cy.size();
   return level;

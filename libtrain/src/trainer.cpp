@@ -245,7 +245,8 @@ nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double t
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,
 // the data's checksums and the metrics.
 nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>& rows, const AggregatorTable& t,
-                               const ComputeLevel& compute_level, const AggregatorCv& cv, const StackFit& aggregator,
+                               const ComputeLevel& compute_level, const CollectiveReach& communication_reach,
+                               const AggregatorCv& cv, const StackFit& aggregator,
                                const nlohmann::json& training_data, const nlohmann::json& metrics) {
   std::vector<std::vector<float>> feature_rows;
   for (const auto& r : rows) feature_rows.push_back(r.features);
@@ -267,6 +268,8 @@ nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>&
       {"targets", "log(measured / bound): compute vs the analytical kernel model (off the compute_measured GPU x math pairs blended 50/50 in log space with the analytical op time when composing), communication vs ring bound, aggregator vs composed step"},
       {"compute_maths", compute_level.maths},
       {"compute_measured", compute_level.measured_pairs},
+      {"communication_reach",
+       {{"max_ranks", communication_reach.max_ranks}, {"max_nodes", communication_reach.max_nodes}}},
       {"domain",
        {{"precisions", std::set<std::string>(t.precisions.begin(), t.precisions.end())},
         {"model_parallel", true},
@@ -348,7 +351,7 @@ TrainResult train_bundle(const TrainOptions& o) {
   const std::map<std::string, std::string> files = {{"aggregator", final_aggregator.typical.save_ubj()},
                                                     {"compute", compute_level.bytes},
                                                     {"communication", communication_level.bytes}};
-  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, cv, final_aggregator, training_data, metrics), files);
+  write_bundle(o.out_dir, bundle_manifest(o, rows, table, compute_level, communication_level.reach, cv, final_aggregator, training_data, metrics), files);
 
   // Report: markdown, per-row predictions, plot (train_report.cpp).
   TrainResult result;

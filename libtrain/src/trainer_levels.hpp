@@ -60,6 +60,7 @@ ComputeLevel train_compute_level(const TrainOptions& o, const Catalogs& catalogs
 
 struct CommunicationLevel {
   std::unique_ptr<LearnedCollectiveModel> model;
+  CollectiveReach reach;  // the largest group its rows measured
   std::string bytes;
   std::size_t rows = 0;
   std::map<std::string, int> skipped;

@@ -224,6 +224,16 @@ TEST_CASE("corrupted or foreign bundles are refused with a clear error", "[bundl
     std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
     CHECK_THAT(load_error(dir), Catch::Contains("manifest.json"));
   }
+  {
+    // A communication reach that no collective row could have (more nodes than ranks).
+    const auto dir = copy_bundle();
+    auto manifest = nlohmann::json::parse(ptp::test::slurp(dir + "/manifest.json"));
+    manifest["communication_reach"] = {{"max_ranks", 2}, {"max_nodes", 4}};
+    const std::string text = manifest.dump(2) + "\n";
+    std::ofstream(dir + "/manifest.json", std::ios::trunc) << text;
+    std::ofstream(dir + "/CHECKSUM", std::ios::trunc) << sha256_hex(text) << "\n";
+    CHECK_THAT(load_error(dir), Catch::Contains("communication_reach") && Catch::Contains("max_ranks >= max_nodes"));
+  }
   CHECK_THAT(load_error("/nonexistent-bundle"), Catch::Contains("not found"));
 }
 

@@ -128,6 +128,26 @@ TEST_CASE("the learned communication level answers all-reduces and follows its c
   CHECK(a.communication_predictor == "learned");
   // Every all-reduce measurement 3x slower: the learned all-reduce time follows (2.8x when written).
   CHECK(b.breakdown.communication > 2.0 * a.breakdown.communication);
+  CHECK(a.communication_learned_weight == 1.0);
+
+  // The rows reach 16 ranks on 2 nodes. A 4096-GPU job (512 nodes) gets 2/512 of the correction in
+  // log space: the same 3x slowdown moves its all-reduce by 3^(2/512) = 1.004, not 3x; at 32 GPUs
+  // (4 nodes) by 3^(1/2).
+  REQUIRE(base.communication->reach().max_nodes == 2);
+  REQUIRE(base.communication->reach().max_ranks == 16);
+  auto dp = [&](int gpus) {
+    return job("model: bert-large\nprecision: amp_fp16\nbatch_size: 16\nseq_len: 128\n"
+               "cluster: {gpu: a100-sxm4-80gb, num_gpus: " + std::to_string(gpus) + ", inter_node: ib-hdr-200}\n",
+               catalogs);
+  };
+  const auto far_a = composed(base, dp(4096)), far_b = composed(slow, dp(4096));
+  CHECK(far_a.communication_learned_weight == Approx(2.0 / 512));
+  CHECK(far_b.breakdown.communication / far_a.breakdown.communication < 1.02);
+  CHECK(far_b.breakdown.communication / far_a.breakdown.communication > 1.0);
+  const auto near_a = composed(base, dp(32)), near_b = composed(slow, dp(32));
+  CHECK(near_a.communication_learned_weight == Approx(0.5));
+  CHECK(near_b.breakdown.communication / near_a.breakdown.communication > 1.4);  // sqrt of 2.8-3
+  CHECK(near_b.breakdown.communication / near_a.breakdown.communication < 2.0);
 }
 
 TEST_CASE("the aggregator follows the measured steps it is trained on", "[learned][levels]") {

@@ -131,7 +131,15 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
     if (m.contains("compute_measured"))
       for (const auto& v : m.at("compute_measured")) measured.insert(v.get<std::string>());
     b.compute = std::make_unique<LearnedOpModel>(load_trees("compute"), maths, measured);
-    b.communication = std::make_unique<LearnedCollectiveModel>(load_trees("communication"));
+    CollectiveReach reach;  // optional: bundles before it apply the correction at any scale
+    if (m.contains("communication_reach")) {
+      const auto& r = m.at("communication_reach");
+      reach.max_ranks = r.at("max_ranks").get<int>();
+      reach.max_nodes = r.at("max_nodes").get<int>();
+      require(reach.max_ranks >= 1 && reach.max_nodes >= 1 && reach.max_nodes <= reach.max_ranks, manifest_path,
+              "communication_reach", "expected max_ranks >= max_nodes >= 1");
+    }
+    b.communication = std::make_unique<LearnedCollectiveModel>(load_trees("communication"), reach);
     auto band = [&](const char* key) {
       const auto& q = m.at("interval").at(key);
       Band out{q.at("log_q_low").get<double>(), q.at("log_q_high").get<double>()};

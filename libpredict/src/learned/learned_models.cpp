@@ -1,5 +1,6 @@
 #include "ptp/predict/learned/learned_models.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -147,25 +148,49 @@ std::optional<double> LearnedOpModel::seconds(const Op& op, const ResolvedJob& j
   return t;
 }
 
-LearnedCollectiveModel::LearnedCollectiveModel(TreeEnsemble trees) : trees_(std::move(trees)), id_(next_model_id++) {}
+double CollectiveReach::weight(int ranks, int nodes) const {
+  double distance = 1;
+  if (max_ranks > 0) distance = std::max(distance, static_cast<double>(ranks) / max_ranks);
+  if (max_nodes > 0) distance = std::max(distance, static_cast<double>(nodes) / max_nodes);
+  return 1 / distance;
+}
 
-double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob& job, LearnedMemo& memo) const {
-  if (memo.collective_model != id_) {
-    memo.collective_rows.clear();
-    memo.collective_model = id_;
-  }
-  if (memo.collective_rows.size() > kMaxCachedRows) memo.collective_rows.clear();
+LearnedCollectiveModel::LearnedCollectiveModel(TreeEnsemble trees, CollectiveReach reach)
+    : trees_(std::move(trees)), reach_(reach), id_(next_model_id++) {}
+
+namespace {
+CollectiveShape data_parallel_group(double bytes, const ResolvedJob& job) {
   CollectiveShape c;
   c.bytes = bytes;
   c.ranks = job.data_parallel;
   c.ranks_per_node = std::max(1, std::min(job.data_parallel, job.gpus_per_node));
   c.nodes = (c.ranks + c.ranks_per_node - 1) / c.ranks_per_node;
+  return c;
+}
+}  // namespace
+
+double LearnedCollectiveModel::weight(const ResolvedJob& job) const {
+  const CollectiveShape c = data_parallel_group(0, job);
+  return reach_.weight(c.ranks, c.nodes);
+}
+
+double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s,
+                                                 LearnedMemo& memo) const {
+  if (memo.collective_model != id_) {
+    memo.collective_rows.clear();
+    memo.collective_model = id_;
+  }
+  if (memo.collective_rows.size() > kMaxCachedRows) memo.collective_rows.clear();
+  const CollectiveShape c = data_parallel_group(bytes, job);
   const double bound = collective_bound_seconds(c, *job.gpu, job.fabric);
   const auto features = collective_features(c, *job.gpu, job.fabric);
   const std::string key = row_key(features);
   auto it = memo.collective_rows.find(key);
   if (it == memo.collective_rows.end()) it = memo.collective_rows.emplace(key, trees_.predict_one(features)).first;
-  return bound * std::exp(static_cast<double>(it->second));
+  const double learned = bound * std::exp(static_cast<double>(it->second));
+  const double w = reach_.weight(c.ranks, c.nodes);
+  if (w >= 1 || !(analytical_s > 0)) return learned;
+  return std::exp(w * std::log(learned) + (1 - w) * std::log(analytical_s));
 }
 
 namespace {
@@ -184,9 +209,10 @@ class MemoOpModel final : public OpTimeModel {
 class MemoCollectiveModel final : public CollectiveTimeModel {
  public:
   MemoCollectiveModel(const LearnedCollectiveModel& m, LearnedMemo& memo) : model_(m), memo_(memo) {}
-  double allreduce_seconds(double bytes, const ResolvedJob& job, double) const override {
-    return model_.allreduce_seconds(bytes, job, memo_);
+  double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const override {
+    return model_.allreduce_seconds(bytes, job, analytical_s, memo_);
   }
+  double learned_weight(const ResolvedJob& job) const override { return model_.weight(job); }
 
  private:
   const LearnedCollectiveModel& model_;

@@ -74,6 +74,8 @@ json predictor_json(const Prediction& p) {
             {"bundle", p.bundle.empty() ? json(nullptr) : json(p.bundle)},
             {"compute_learned_share", p.compute_learned_share},
             {"communication", p.communication_predictor},
+            {"communication_learned_weight",
+             p.communication_predictor == "learned" ? json(p.communication_learned_weight) : json(nullptr)},
             {"aggregator_share", p.aggregator_share},
             {"bundle_checksum", p.bundle_checksum.empty() ? json(nullptr) : json(p.bundle_checksum)}};
   if (p.support.assessed) {

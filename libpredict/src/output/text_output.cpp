@@ -152,6 +152,9 @@ std::string render_table(const Prediction& p) {
   o += "predictor  " + p.predictor_kind +
        (p.bundle.empty() ? "" : " (" + p.bundle + (p.bundle_checksum.empty() ? "" : ", " + p.bundle_checksum.substr(0, 12)) + ")") +
        fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +
+       (p.communication_predictor == "learned" && p.communication_learned_weight < 0.995
+            ? fmt(" (%.0f%% of its correction: beyond its all-reduce data)", 100 * p.communication_learned_weight)
+            : std::string()) +
        (p.predictor_kind == "learned" ? fmt(", aggregator %.0f%%", 100 * p.aggregator_share) : std::string()) +
        (p.support.assessed ? " (" + std::to_string(p.support.runs_near) + " training runs near" +
                                  (p.support.codebase_known ? ", codebase " + p.support.codebase : std::string()) +

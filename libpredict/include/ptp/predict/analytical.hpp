@@ -23,6 +23,8 @@ class CollectiveTimeModel {
   virtual ~CollectiveTimeModel() = default;
   // Seconds for one all-reduce of `bytes` over the job's data-parallel group, or negative to decline.
   virtual double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const = 0;
+  // The share of its own correction the model gives this job's all-reduce (1: all of it).
+  virtual double learned_weight(const ResolvedJob&) const { return 1; }
 };
 
 // Efficiency-curve and overhead constants. Efficiency for a kernel doing `work` is
@@ -126,6 +128,7 @@ struct AllReduceEstimate {
   double seconds = 0, last_bucket_s = 0, bus_bandwidth_gbs = 0;
   int buckets = 0;
   bool learned = false;  // the learned communication level answered
+  double learned_weight = 0;  // with this share of its correction (CollectiveReach)
 };
 AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const AnalyticalConstants& k);
 

@@ -53,15 +53,30 @@ class LearnedOpModel {
   std::uint64_t id_;  // which memo entries are this model's answers (copies share it: same trees)
 };
 
+// How far the communication level's training rows reach. A tree answers a 512-node all-reduce
+// with the leaf of the largest group it saw (published rows stop at 16 ranks on 2 nodes), so past
+// the reach its correction is weighted by reach / distance in log space toward the analytical
+// bucket time: whole inside, half at twice as many nodes, nearly none at thousands of GPUs.
+// Zero fields: no reach recorded (bundles before it), the correction applies everywhere.
+struct CollectiveReach {
+  int max_ranks = 0, max_nodes = 0;
+  double weight(int ranks, int nodes) const;
+};
+
 // The communication level: data-parallel all-reduce times. Immutable, like LearnedOpModel.
 class LearnedCollectiveModel {
  public:
-  explicit LearnedCollectiveModel(TreeEnsemble trees);
-  double allreduce_seconds(double bytes, const ResolvedJob& job, LearnedMemo& memo) const;
+  explicit LearnedCollectiveModel(TreeEnsemble trees, CollectiveReach reach = {});
+  // analytical_s: the analytical time of the same all-reduce, which answers past the reach.
+  double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s, LearnedMemo& memo) const;
+  // The share of the learned correction (log space) a job's data-parallel all-reduce gets.
+  double weight(const ResolvedJob& job) const;
   const TreeEnsemble& trees() const { return trees_; }
+  const CollectiveReach& reach() const { return reach_; }
 
  private:
   TreeEnsemble trees_;
+  CollectiveReach reach_;
   std::uint64_t id_;
 };
 
