@@ -11,12 +11,29 @@
 
 namespace ptp::train::detail {
 
+namespace {
+// What ptp-predict --analytical answers for the row's all-reduce: one bucket of the row's size over
+// its ranks, peer-to-peer (every published all-reduce ran with P2P).
+double analytical_allreduce_seconds(const CollectiveRecord& r, const GpuSpec& gpu, const FabricSpec* fabric) {
+  ResolvedJob job;
+  job.gpu = &gpu;
+  job.fabric = fabric;
+  job.job.cluster.nccl_p2p = true;
+  job.data_parallel = r.ranks;
+  job.gpus_per_node = r.ranks_per_node;
+  job.nodes = r.nodes;
+  AnalyticalConstants k;
+  k.bucket_bytes = r.size_bytes;
+  return allreduce_time(r.size_bytes, job, k).seconds;
+}
+}  // namespace
+
 CommunicationLevel train_communication_level(const TrainOptions& o, const Catalogs& catalogs,
                                              const Table<CollectiveRecord>& colls, const BoosterParams& params,
                                              nlohmann::json& metrics) {
   DenseMatrix cx;
   std::vector<float> cy;
-  std::vector<double> cbound, cmeasured;
+  std::vector<double> cbound, cmeasured, canalytical;
   std::vector<std::string> ckeys, cgpus;
   CommunicationLevel level;
   level.skipped = colls.excluded;
@@ -35,6 +52,7 @@ CommunicationLevel train_communication_level(const TrainOptions& o, const Catalo
     cx.add_row(collective_features(c, *g, fabric));
     cy.push_back(static_cast<float>(std::log(r.time_s / bound)));
     cbound.push_back(bound);
+    canalytical.push_back(analytical_allreduce_seconds(r, *g, fabric));
     cmeasured.push_back(r.time_s);
     ckeys.push_back(std::to_string(r.line) + r.gpu);
     cgpus.push_back(r.gpu);
@@ -55,7 +73,8 @@ CommunicationLevel train_communication_level(const TrainOptions& o, const Catalo
     metrics["communication"] = {{"rows", cy.size()},
                                 {"kfold", held_out(kfold_split(ckeys, 5))},
                                 {"leave_one_gpu_out", held_out(group_split("leave_one_gpu_out", cgpus))},
-                                {"ring_bound", to_json(error_stats(ape_of(cmeasured, cbound)))}};
+                                {"ring_bound", to_json(error_stats(ape_of(cmeasured, cbound)))},
+                                {"analytical", to_json(error_stats(ape_of(cmeasured, canalytical)))}};
   }
   if (o.on_training_rows) o.on_training_rows("communication", cx);
   level.bytes = Booster::train(cx, cy, collective_feature_names(), comm_params).save_ubj();
