@@ -45,7 +45,6 @@ AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const Ana
       e.seconds = full * (e.buckets - 1) + last;
       e.last_bucket_s = last;
       e.learned = true;
-      e.learned_weight = k.collective_model->learned_weight(job);
       e.bus_bandwidth_gbs = factor * std::min(bytes, k.bucket_bytes) / std::max(full, 1e-12) / 1e9;
     }
   }

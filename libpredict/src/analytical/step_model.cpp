@@ -30,7 +30,6 @@ struct BackwardSchedule {
   double exposed_s = 0;
   std::vector<TraceBucket> buckets;
   bool learned = false;  // the learned communication level timed the buckets
-  double learned_weight = 0;
 };
 
 // Gradients become ready layer by layer in reverse order during the last backward pass; buckets are
@@ -46,7 +45,6 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
   const auto whole = allreduce_time(total_bytes, job, k);
   if (whole.buckets == 0) return s;
   s.learned = whole.learned;
-  s.learned_weight = whole.learned_weight;
   const double bus_s_per_byte = (2.0 * (job.data_parallel - 1) / job.data_parallel) / (whole.bus_bandwidth_gbs * 1e9);
   const double latency = whole.last_bucket_s - bus_s_per_byte * (total_bytes - (whole.buckets - 1) * k.bucket_bytes);
   double gpu_bwd_sum = 0;
@@ -208,7 +206,6 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
     b.dp_communication = sched.exposed_s;
     out.buckets = sched.buckets;
     out.communication_predictor = sched.learned ? "learned" : "analytical";
-    out.communication_learned_weight = sched.learned_weight;
   } else {
     const auto dp = dp_communication(stage, t, job, l, k, pk);
     dp_total = dp.total;

@@ -212,7 +212,6 @@ class MemoCollectiveModel final : public CollectiveTimeModel {
   double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const override {
     return model_.allreduce_seconds(bytes, job, analytical_s, memo_);
   }
-  double learned_weight(const ResolvedJob& job) const override { return model_.weight(job); }
 
  private:
   const LearnedCollectiveModel& model_;
@@ -231,6 +230,8 @@ LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConst
   if (levels.communication) k.collective_model = &collective.emplace(*levels.communication, memo);
   LearnedComposition out;
   out.step = predict_analytical(job, k);
+  if (levels.communication && out.step.communication_predictor == "learned")
+    out.step.communication_learned_weight = levels.communication->weight(job);
   switch (row) {
     case AggregatorRow::none: break;
     case AggregatorRow::full:

@@ -23,8 +23,6 @@ class CollectiveTimeModel {
   virtual ~CollectiveTimeModel() = default;
   // Seconds for one all-reduce of `bytes` over the job's data-parallel group, or negative to decline.
   virtual double allreduce_seconds(double bytes, const ResolvedJob& job, double analytical_s) const = 0;
-  // The share of its own correction the model gives this job's all-reduce (1: all of it).
-  virtual double learned_weight(const ResolvedJob&) const { return 1; }
 };
 
 // Efficiency-curve and overhead constants. Efficiency for a kernel doing `work` is
@@ -94,11 +92,11 @@ std::string op_math_mode(const Op& op, const ResolvedJob& job);
 bool op_kept_16bit(const Op& op, const ResolvedJob& job);
 // Factor (<= 1) on a tensor-core op's emax for a GPU that cannot hold its clock at full tensor rate.
 double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k);
-// A tensor-core matmul's efficiency ceiling from its base emax: halved when n or k is not a multiple
-// of the math's tile (8 at 16-bit, 16 at 8-bit, 4 at TF32), then power-derated.
 // The rate a GEMM, conv or attention kernel at math mode `math` runs against: the listed peak, less
 // the FP32 datapath GA10x / AD10x CUDA-core GEMMs cannot feed (GpuSpec::simt_fp32_gemm_share).
 double gemm_peak_flops(const GpuSpec& g, const std::string& math);
+// A tensor-core matmul's efficiency ceiling from its base emax: halved when n or k is not a multiple
+// of the math's tile (8 at 16-bit, 16 at 8-bit, 4 at TF32), then power-derated.
 double tensor_core_emax(double base_emax, double n, double k_dim, const std::string& math, const GpuSpec& g,
                         const AnalyticalConstants& k);
 // One kernel on the saturating roofline: `flops` at emax_compute of `peak` (emax_compute 0: a
@@ -128,7 +126,6 @@ struct AllReduceEstimate {
   double seconds = 0, last_bucket_s = 0, bus_bandwidth_gbs = 0;
   int buckets = 0;
   bool learned = false;  // the learned communication level answered
-  double learned_weight = 0;  // with this share of its correction (CollectiveReach)
 };
 AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const AnalyticalConstants& k);
 

@@ -129,7 +129,7 @@ struct Prediction {
   double compute_learned_share = 0;
   std::string communication_predictor = "analytical";  // learned | analytical
   // When learned: the share of its correction the communication level gave (less than 1 past the
-  // group sizes its all-reduce rows reach, CollectiveReach).
+  // group sizes its all-reduce rows reach, CollectiveReach; set by compose_learned).
   double communication_learned_weight = 1;
   // The share of the aggregator's learned correction (log space) this job got: 1 for a trained
   // model in a data-parallel layout, less for an unseen model or a model-parallel layout, 0 when
