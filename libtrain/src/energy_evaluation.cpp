@@ -58,9 +58,10 @@ struct Err {
 using Groups = std::map<std::string, Err>;
 
 std::string job_yaml(const std::string& model, const std::string& precision, const std::string& gpu, long batch,
-                     long seq_len, double cap) {
+                     long seq_len, double cap, const std::string& memory_convention = "") {
   std::string y = "model: " + model + "\nprecision: " + precision + "\nbatch_size: " + std::to_string(batch) + "\n";
   if (seq_len > 0) y += "seq_len: " + std::to_string(seq_len) + "\n";
+  if (!memory_convention.empty()) y += "memory:\n  convention: " + memory_convention + "\n";
   y += "cluster:\n  gpu: " + gpu + "\n  num_gpus: 1\n";
   if (cap > 0) y += "  power_limit_w: " + std::to_string(cap) + "\n";
   return y;
@@ -71,14 +72,19 @@ double busy_power(const EnergyEstimate& e) {
   const double t = e.compute_s + e.memory_s;
   return t > 0 ? (e.compute_s * e.compute_w + e.memory_s * e.memory_w) / t : 0;
 }
-double backward_optimizer_j(const Prediction& p) {
+// The backward + optimizer window flopmetrics measures: its kernel time (the backward's host gaps are
+// not kernel time) and its energy (those gaps at the waiting power).
+struct BackwardOptimizer {
+  double kernel_s = 0, joules = 0;
+};
+BackwardOptimizer backward_optimizer(const Prediction& p) {
   const auto& b = p.breakdown;
   const auto& e = p.energy;
   const double g = std::clamp(p.gemm_math_share, 0.0, 1.0);
   const double fb = b.forward + b.backward;
   const double host = fb > 0 ? std::max(0.0, b.framework_overhead) * b.backward / fb : 0;
   const double bwd = std::max(0.0, b.backward - host);
-  return bwd * (g * e.compute_w + (1 - g) * e.memory_w) + b.optimizer * e.memory_w + host * e.wait_w;
+  return {bwd + b.optimizer, bwd * (g * e.compute_w + (1 - g) * e.memory_w) + b.optimizer * e.memory_w + host * e.wait_w};
 }
 
 // Waiting power without Zeus: a GPU's Perseus blocking row where it has one, else the idle share of
@@ -193,7 +199,7 @@ struct CapRow {
 };
 
 struct Tables {
-  Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, loso_zeus_power,
+  Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, fm_time, fm_time_by_seq, loso_zeus_power,
       cap_time_gpu_bound, cap_energy_gpu_bound, cap_time_ncf, cap_energy_ncf,
       loso_ncf_waiting, loso_zeus_energy;
   Coverage zeus_energy_band, fm_energy_band;
@@ -346,6 +352,10 @@ std::string cap_clock_fit(const std::vector<CapRow>& rows, nlohmann::json& summa
   return md;
 }
 
+// flopmetrics loads the model with torch_dtype and trains it without autocast: weights, gradients
+// and AdamW's state all at that dtype, no master copy (the row's precision_as_published says "pure").
+bool pure_weights(const std::string& precision_as_published) { return precision_as_published.rfind("pure", 0) == 0; }
+
 void flopmetrics_tables(const CsvTable& t, const Predictor& predictor, Tables& out) {
   for (const auto& r : t.rows()) {
     auto c = [&](const char* col) { return t.text(r, col); };
@@ -354,7 +364,7 @@ void flopmetrics_tables(const CsvTable& t, const Predictor& predictor, Tables& o
     try {
       p = predictor.predict(parse_job_spec(YamlReader::load_string(
           job_yaml(c("model"), c("precision"), c("gpu"), static_cast<long>(num(c("batch_size"))),
-                   static_cast<long>(num(c("seq_len"))), 0),
+                   static_cast<long>(num(c("seq_len"))), 0, pure_weights(c("precision_as_published")) ? "pure" : ""),
           "<row>")));
     } catch (const InputError&) {
       ++out.skipped;
@@ -362,8 +372,14 @@ void flopmetrics_tables(const CsvTable& t, const Predictor& predictor, Tables& o
     }
     const std::string group = "flopmetrics " + c("gpu") + " " + c("precision");
     out.fm_power[group].add(busy_power(p.energy), num(c("avg_power_w_per_gpu")));
-    out.fm_energy[group].add(backward_optimizer_j(p), num(c("energy_j")));
-    out.fm_energy_band.add(p.energy, backward_optimizer_j(p), num(c("energy_j")));
+    const auto bo = backward_optimizer(p);
+    out.fm_time[group].add(bo.kernel_s, num(c("duration_s")));
+    char by_seq[64];  // padded so that 256 and 512 sort before 1024
+    std::snprintf(by_seq, sizeof by_seq, "%s, seq %4ld", c("precision") == "fp32" ? "fp32" : "fp16 and bf16",
+                  static_cast<long>(num(c("seq_len"))));
+    out.fm_time_by_seq[by_seq].add(bo.kernel_s, num(c("duration_s")));
+    out.fm_energy[group].add(bo.joules, num(c("energy_j")));
+    out.fm_energy_band.add(p.energy, bo.joules, num(c("energy_j")));
   }
 }
 
@@ -432,6 +448,9 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
   md += table("## flopmetrics Llama-3.2-1B: energy of backward + optimizer", tables.fm_energy);
   md += table("## flopmetrics Llama-3.2-1B: power over kernel time (measured is an upper bound) vs predicted busy power",
               tables.fm_power);
+  md += table("## flopmetrics Llama-3.2-1B: backward + optimizer time (predicted kernel time vs summed measured kernel time)",
+              tables.fm_time);
+  md += table("### The same by sequence length (batch 8 throughout)", tables.fm_time_by_seq);
   char text[1024];
   std::snprintf(text, sizeof text,
                 "\n## Leave one source out\n\nEach source's rows predicted with the constants fitted without it. "
@@ -476,6 +495,7 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
                  {"cap_clock_model", cap_fit},
                  {"flopmetrics_energy", summary_of(tables.fm_energy)},
                  {"flopmetrics_busy_power", summary_of(tables.fm_power)},
+                 {"flopmetrics_kernel_time", summary_of(tables.fm_time)},
                  {"leave_one_source_out",
                   {{"zeus_activity_without_zeus", held_out_activity},
                    {"zeus_power", summary_of(tables.loso_zeus_power)},

@@ -29,6 +29,9 @@ TEST_CASE("the energy evaluation states each source's error and the one held out
   CHECK(s.at("zeus_power").at("rows").get<int>() > 50);
   CHECK(s.at("zeus_cap_time").at("rows").get<int>() > 500);
   CHECK(s.at("flopmetrics_energy").at("rows").get<int>() > 20);
+  // Energy = power x time: the time half is stated on its own, against the summed kernel time.
+  CHECK(s.at("flopmetrics_kernel_time").at("rows") == s.at("flopmetrics_energy").at("rows"));
+  CHECK_THAT(e.markdown, Catch::Contains("### The same by sequence length"));
   const auto& loso = s.at("leave_one_source_out");
   const double activity = loso.at("zeus_activity_without_zeus").get<double>();
   CHECK(activity > 0.5);
