@@ -300,9 +300,14 @@ def cross_entropy(origin, source, compile_published, model="", tp="1"):
     return ""
 
 
-def memory_convention(framework, precision_published, precision):
+def memory_convention(framework, precision_published, precision, source=""):
     if precision in ("fp32", "tf32"):
         return ""  # one FP32 copy of everything under any convention
+    # DeepSpeed's BF16/FP16 engine (ZeRO-3's zero.Init included) casts the module to the 16-bit dtype
+    # and keeps the FP32 master copies in its optimizer, whatever mixed-precision flag accelerate
+    # passes; the source names it where the framework column does not (PEFT's DeepSpeed guide).
+    if "deepspeed" in source.lower():
+        return "master_weights"
     for fw, prec, convention in CONVENTION_RULES:
         if fw in framework and precision_published.startswith(prec):
             return convention
@@ -404,7 +409,7 @@ def build(shared, stats=None):
             "adapter_modules": adapter_modules,
             "precision": prec,
             "precision_as_published": rec["precision"],
-            "memory_convention": memory_convention(rec["framework"], rec["precision"], prec),
+            "memory_convention": memory_convention(rec["framework"], rec["precision"], prec, rec["source"]),
             "cross_entropy": cross_entropy(ORIGIN[repo], rec["source"], rec["fused_or_compile"], model, rec["tp"]),
             "grad_sync": grad_sync,
             "frozen_grads": frozen_grads,

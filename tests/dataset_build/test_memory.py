@@ -67,6 +67,16 @@ class MemoryBuild(unittest.TestCase):
         with self.assertRaises(ValueError):
             memory.memory_kind("something else")
 
+    def test_deepspeed_named_by_the_source_keeps_16_bit_weights(self):
+        # PEFT's accelerate guides: the same bf16 flag is autocast under FSDP, DeepSpeed's BF16 engine
+        # (16-bit module, FP32 master copies) under DeepSpeed, which only the source names.
+        framework, flag = "hf (transformers Trainer/TRL + peft + accelerate)", "bf16 mixed (accelerate mixed_precision bf16)"
+        self.assertEqual(memory.memory_convention(framework, flag, "amp_bf16",
+                                                  "HF PEFT accelerate docs (Llama-2-70B SFT, DeepSpeed)"), "master_weights")
+        self.assertEqual(memory.memory_convention(framework, flag, "amp_bf16",
+                                                  "HF PEFT accelerate docs (Llama-2-70B SFT, FSDP)"), "autocast")
+        self.assertEqual(memory.memory_convention(framework, flag, "fp32", "... DeepSpeed"), "")
+
 
 
 class UntiedEmbeddings(unittest.TestCase):
