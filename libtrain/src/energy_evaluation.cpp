@@ -7,9 +7,9 @@
 //   workload with a train-set size, hence a step time).
 // * zeus capped rows of the same configurations: time and energy relative to the uncapped row,
 //   against the power-limit what-if.
-// * flopmetrics (Llama-3.2-1B, batch 8): energy of backward + optimizer against the predicted
-//   energy of those phases, and power over kernel time (an upper bound) against the predicted
-//   power of the busy phases.
+// * flopmetrics (Llama-3.2-1B, batch 8, pure 16-bit or FP32 weights): energy of backward + optimizer
+//   against the predicted energy of those phases, power over kernel time (an upper bound) against
+//   the predicted power of the busy phases, and the summed kernel time against the predicted one.
 // One thing is fitted here, the cap's clock model (energy.hpp CapClockModel: cap_clock_fit, with each
 // GPU left out); the other constants are energy.hpp's and the catalog's, and the
 // leave-one-source-out tables drop what Zeus contributes (the waiting power of the GPUs only Zeus
@@ -84,7 +84,8 @@ BackwardOptimizer backward_optimizer(const Prediction& p) {
   const double fb = b.forward + b.backward;
   const double host = fb > 0 ? std::max(0.0, b.framework_overhead) * b.backward / fb : 0;
   const double bwd = std::max(0.0, b.backward - host);
-  return {bwd + b.optimizer, bwd * (g * e.compute_w + (1 - g) * e.memory_w) + b.optimizer * e.memory_w + host * e.wait_w};
+  return {bwd + b.optimizer,
+          bwd * (g * e.compute_w + (1 - g) * e.memory_w) + b.optimizer * e.memory_w + host * e.wait_w};
 }
 
 // Waiting power without Zeus: a GPU's Perseus blocking row where it has one, else the idle share of
@@ -199,8 +200,8 @@ struct CapRow {
 };
 
 struct Tables {
-  Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, fm_time, fm_time_by_seq, loso_zeus_power,
-      cap_time_gpu_bound, cap_energy_gpu_bound, cap_time_ncf, cap_energy_ncf,
+  Groups zeus_power, ncf_power, ncf_waiting, zeus_energy, cap_time, cap_energy, fm_power, fm_energy, fm_time,
+      fm_time_by_seq, loso_zeus_power, cap_time_gpu_bound, cap_energy_gpu_bound, cap_time_ncf, cap_energy_ncf,
       loso_ncf_waiting, loso_zeus_energy;
   Coverage zeus_energy_band, fm_energy_band;
   std::vector<CapRow> cap_rows;
