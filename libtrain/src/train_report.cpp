@@ -166,11 +166,8 @@ std::string lower_levels_section(nlohmann::json& metrics) {
         "\n- communication model (all-reduce vs ring bound), 5-fold: " + metrics["communication"]["kfold"].dump() +
         "; leave-one-GPU-out: " + metrics["communication"]["leave_one_gpu_out"].dump() +
         "; ring bound alone: " + metrics["communication"]["ring_bound"].dump() +
-        (metrics["communication"].contains("analytical")
-             ? "; analytical all-reduce (ptp-predict --analytical, one bucket of the row's size): " +
-                   metrics["communication"]["analytical"].dump()
-             : std::string()) +
-        "\n";
+        "; analytical all-reduce (ptp-predict --analytical, one bucket of the row's size): " +
+        metrics["communication"]["analytical"].dump() + "\n";
   if (metrics.contains("compute") && metrics["compute"].contains("leave_one_gpu_out_by_math")) {
     md += "\n### Compute model, leave-one-GPU-out by math mode (kernel time MAPE %, trained on the other GPUs' kernel rows)\n\n"
           "| math / dtype | kernel rows | learned | analytical kernel model | roofline bound | note |\n|---|---|---|---|---|---|\n";

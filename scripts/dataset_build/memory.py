@@ -301,15 +301,15 @@ def cross_entropy(origin, source, compile_published, model="", tp="1"):
 
 
 def memory_convention(framework, precision_published, precision, source=""):
+    """The first rule whose stack names the row's framework or source. The source counts because it
+    may name the stack where the framework column does not: PEFT's accelerate DeepSpeed guide passes
+    the same bf16 flag as its FSDP guide, but DeepSpeed's BF16 engine (ZeRO-3's zero.Init included)
+    casts the module to 16 bits and keeps the FP32 master copies in its optimizer."""
     if precision in ("fp32", "tf32"):
         return ""  # one FP32 copy of everything under any convention
-    # DeepSpeed's BF16/FP16 engine (ZeRO-3's zero.Init included) casts the module to the 16-bit dtype
-    # and keeps the FP32 master copies in its optimizer, whatever mixed-precision flag accelerate
-    # passes; the source names it where the framework column does not (PEFT's DeepSpeed guide).
-    if "deepspeed" in source.lower():
-        return "master_weights"
+    stack = (framework + " " + source).lower()
     for fw, prec, convention in CONVENTION_RULES:
-        if fw in framework and precision_published.startswith(prec):
+        if fw.lower() in stack and precision_published.startswith(prec):
             return convention
     return ""
 
