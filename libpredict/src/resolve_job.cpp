@@ -164,6 +164,8 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
     r.state.selective = implied.selective;
     r.state.stashes_fp8_inputs = implied.stashes_fp8_inputs;
     r.state.gemm_per_expert = implied.gemm_per_expert;
+    r.state.repeats_kv_heads = implied.repeats_kv_heads;
+    r.state.rope_keeps_input = implied.rope_keeps_input;
     if (job.attention_kernel.empty()) r.state.attention_kernel = find_attention_kernel(implied.attention_kernel);
   }
   if (job.finetune.quantized_base())

@@ -11,26 +11,28 @@ const std::vector<MemoryConvention>& memory_convention_table() {
   static const std::vector<MemoryConvention> table = {
       {"master_weights", "16-bit weights and gradients, FP32 master weights and optimizer state",
        "NVIDIA mixed-precision training guide; Apex O2; DeepSpeed ZeRO (2 + 2 + 12 bytes per parameter)",
-       D::compute, true, D::compute, D::fp32, 0, false, E::unfused, false, S::core_attention, true, true, "flash2"},
+       D::compute, true, D::compute, D::fp32, 0, false, E::unfused, false, S::core_attention, true, true, "flash2", true, false},
       {"megatron",
        "16-bit weights, FP32 main gradients under BF16, FP32 master weights and optimizer state; TE FP8 weight "
        "caches; fused cross-entropy",
        "Megatron-LM distributed optimizer docs (bf16 param + fp32 grad: 6 + 12/d; fp16: 4 + 16/d); "
        "Transformer Engine FP8 weight and transpose caches",
-       D::compute, true, D::fp32_unless_fp16, D::fp32, 2, false, E::fused, false, S::core_attention, true, true, "cudnn"},
+       D::compute, true, D::fp32_unless_fp16, D::fp32, 2, false, E::fused, false, S::core_attention, true, true, "cudnn",
+       false, false},
       {"autocast", "FP32 weights, gradients and optimizer state; 16-bit copies made per op by autocast",
        "PyTorch torch.autocast / torch.amp; Apex O1", D::fp32, false, D::fp32, D::fp32, 0, false, E::unfused, false,
-       S::core_attention, true, true, "flash2"},
+       S::core_attention, true, true, "flash2", true, false},
       {"fsdp", "FSDP mixed precision (FSDP1 MixedPrecision, FSDP2 MixedPrecisionPolicy): FP32 sharded weights "
                "(they are the master), 16-bit gathered copies, FP32 reduced gradients and optimizer state; "
                "torchtitan's per-op selective recompute; torchao float8 GEMMs stash 16-bit inputs; one grouped GEMM kernel for all experts",
        "PyTorch FSDP MixedPrecision(param_dtype=bf16, reduce_dtype=fp32); torchtitan activation_checkpoint "
        "selective_ac_option=op (_save_list, every second mm); torchao float8 linear (saves high-precision inputs); "
        "torchtitan MoE GroupedExperts (torch._grouped_mm)",
-       D::fp32, false, D::fp32, D::fp32, 0, true, E::unfused, false, S::every_other_matmul, false, false, "flash2"},
+       D::fp32, false, D::fp32, D::fp32, 0, true, E::unfused, false, S::every_other_matmul, false, false, "flash2", true,
+       false},
       {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy; eager modules (norms, gated MLP)",
        "litgpt precision bf16-true; torchtune dtype bf16; HF Trainer on bf16 weights without AMP", D::compute, false,
-       D::compute, D::compute, 0, false, E::unfused, true, S::core_attention, true, true, "flash2"},
+       D::compute, D::compute, 0, false, E::unfused, true, S::core_attention, true, true, "flash2", true, true},
   };
   return table;
 }
@@ -107,6 +109,8 @@ TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryCo
   s.selective = c.selective;
   s.stashes_fp8_inputs = c.stashes_fp8_inputs;
   s.gemm_per_expert = c.gemm_per_expert;
+  s.repeats_kv_heads = c.repeats_kv_heads;
+  s.rope_keeps_input = c.rope_keeps_input;
   s.attention_kernel = find_attention_kernel(o.attention_kernel.empty() ? c.attention_kernel : o.attention_kernel);
   return s;
 }

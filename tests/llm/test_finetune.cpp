@@ -245,10 +245,11 @@ TEST_CASE("LoRA dropout keeps each adapter module's dropped input and its mask",
   const double T = 4096, h = 4096, q = 4096, ffn = 14336, layers = 32;
   const auto plain = job(""), litgpt = job(", dropout: 0.05, adapter_modules: fused_qkv");
   const auto peft = job(", dropout: 0.05"), megatron = job(", dropout: 0.1, adapter_modules: fused");
-  // litgpt: one dropout for q, k, v (a mask of the block input), one for o (a mask of the attention
-  // output), fc_1 and fc_2 apart (two dropped BF16 copies of the block input and two masks where the
-  // shared input was kept once), one for down (a mask of the ffn-wide input). Masks are one byte.
-  CHECK(litgpt.memory.activations - plain.memory.activations == Approx(layers * T * (h + q + 4 * h + ffn)));
+  // litgpt: one dropout for q, k, v (a mask of the block input), one for o (a dropped BF16 copy of the
+  // attention output and its mask, where without dropout the adapter reads the attention kernel's
+  // output, kept once), fc_1 and fc_2 apart (two dropped BF16 copies of the block input and two masks
+  // where the shared input was kept once), one for down (a mask of the ffn-wide input). Masks are one byte.
+  CHECK(litgpt.memory.activations - plain.memory.activations == Approx(layers * T * (h + 3 * q + 4 * h + ffn)));
   // PEFT and torchtune wrap q, k and v apart: two more dropped copies and masks of the block input.
   CHECK(peft.memory.activations - litgpt.memory.activations == Approx(layers * T * 2 * h * 3));
   // Megatron-Bridge's fused linear_fc1 adapter: one dropout for gate and up.
@@ -258,13 +259,13 @@ TEST_CASE("LoRA dropout keeps each adapter module's dropped input and its mask",
   CHECK(peft.breakdown.forward == Approx(plain.breakdown.forward));
   CHECK(peft.memory.weights == Approx(plain.memory.weights));
   // bitsandbytes before 0.43.2 keeps each adapted 4-bit projection's input as well: with dropout that
-  // is not the adapter's copy. One BF16 input per fused projection: block input (q, k, v), attention
-  // output (o), block input (gate, up), ffn-wide (down).
+  // is not the adapter's copy. One BF16 input per fused projection: block input (q, k, v), block input
+  // (gate, up), ffn-wide (down); o's input is the attention kernel's output, which it keeps anyway.
   const std::string keeps = ", quantized_keeps_inputs: true";
   const auto q_drop = job(", dropout: 0.05, adapter_modules: fused_qkv" + keeps, "qlora");
   const auto q_nodrop = job(keeps, "qlora");
   const auto q_drop_fixed = job(", dropout: 0.05, adapter_modules: fused_qkv", "qlora");
-  CHECK(q_drop.memory.activations - q_drop_fixed.memory.activations == Approx(layers * T * 2 * (h + q + h + ffn)));
+  CHECK(q_drop.memory.activations - q_drop_fixed.memory.activations == Approx(layers * T * 2 * (h + h + ffn)));
   CHECK(q_drop_fixed.memory.activations - q_nodrop.memory.activations ==
         Approx(litgpt.memory.activations - plain.memory.activations));
   // Tensor parallelism splits the masks with the adapter inputs they belong to.

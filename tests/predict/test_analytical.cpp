@@ -86,7 +86,7 @@ TEST_CASE("memory estimate flags jobs that do not fit and names a fix", "[analyt
 
 TEST_CASE("an 80 GB H100 holds 80 GiB: a job at 77 GB fits, one inside the headroom is a warning", "[analytical][memory]") {
   const std::string fsdp = "sharding: fsdp\nactivation_checkpointing: selective\n";
-  const auto at_77gb = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 2, 4288, fsdp);
+  const auto at_77gb = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 2, 4864, fsdp);
   REQUIRE(at_77gb.memory.per_gpu_bytes > 77e9);  // more than 76 GB (95 % of 80 x 10^9): refused before
   REQUIRE(at_77gb.memory.per_gpu_bytes < 78e9);
   CHECK(at_77gb.memory.capacity_bytes == 80.0 * 1073741824.0);
@@ -94,7 +94,7 @@ TEST_CASE("an 80 GB H100 holds 80 GiB: a job at 77 GB fits, one inside the headr
   CHECK_FALSE(at_77gb.memory.near_capacity);
   for (const auto& w : at_77gb.warnings) CHECK_THAT(w, !Catch::Contains("predicted memory"));
   // Within the headroom (76..80 GiB): fits, warned, not refused.
-  const auto near = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 2, 4608, fsdp);
+  const auto near = predict("llama3-8b", "bf16", "h100-sxm5-80gb", 8, 2, 5376, fsdp);
   REQUIRE(near.memory.per_gpu_bytes > (1 - kMemoryHeadroom) * near.memory.capacity_bytes);
   REQUIRE(near.memory.per_gpu_bytes <= near.memory.capacity_bytes);
   CHECK(near.memory.fits);

@@ -22,13 +22,30 @@ double optimizer_states(const std::string& opt) {
 // Bytes an op stashes for backward. FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer
 // Engine) stash those instead of the 16-bit tensors. The loss holds the logits as the convention's
 // cross-entropy does; eager norms add the FP32 copy of their input.
+bool stashes_fp8_input(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
+  return p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm && !op.high_precision;
+}
+// RoPE keeps only its frequencies; q and k stay alive only while another view holds the projection
+// output (litgpt's fused qkv, through the value passed to attention). Repeating grouped K/V heads
+// copies q, k and v alike (litgpt's expand + reshape), and the fused output is freed.
+bool rope_input_kept(const Op& op, const TrainingStateBytes& st) {
+  return st.rope_keeps_input && !(op.grouped_kv && st.repeats_kv_heads);
+}
 double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
   if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
-  const bool fp8_input = p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm && !op.high_precision;
-  double bytes = op.saved * (fp8_input ? 1.0 : p.activation_bytes);
+  if (op.rotary && !rope_input_kept(op, st)) return 0;
+  const double kept = op.saved * (st.repeats_kv_heads ? 1 : 1 - op.repeated_kv_share);
+  double bytes = kept * (stashes_fp8_input(op, p, st) ? 1.0 : p.activation_bytes);
   if (op.kind == OpKind::norm && !op.batch_norm && st.eager_kernels && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
   if (st.eager_kernels) bytes += op.eager_extra_saved * p.activation_bytes;
   return bytes + op.saved_mask;
+}
+
+// The share of a fused attention kernel's stash that is its inputs q, k, v (the rest is its output),
+// with K/V at the heads the stack keeps.
+double attention_inputs_share(const Op& op, const TrainingStateBytes& st) {
+  const double repeated = st.repeats_kv_heads ? 0 : op.repeated_kv_share * op.saved;
+  return (op.elements_in - repeated) / (op.saved - repeated);
 }
 
 // Activation bytes one micro-batch leaves stashed on this stage, and the extra working set while
@@ -41,15 +58,20 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
   const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.selective);
   Stash st;
   double block_saved = 0, rebuilt = 0;
+  bool attention_output_kept = false;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
-    const double bytes = saved_bytes(op, p, ts);
+    double bytes = saved_bytes(op, p, ts);
+    // The output projection stashes the fused attention kernel's output, which the kernel keeps
+    // too: one tensor, unless the projection stashes its FP8 cast or the kernel's forward is redone.
+    if (op.kind == OpKind::fused_attention) attention_output_kept = redone[i] == 0;
+    if (op.reads_attention_output && attention_output_kept && !stashes_fp8_input(op, p, ts)) bytes = 0;
     if (op.in_block) block_saved += bytes;
     if (!keeps_outputs || !op.in_block) {
       // A checkpointed fused attention kernel keeps its inputs (q, k, v) as the checkpoint's, not
       // its output; the score ops it stands for keep nothing.
       const double kept_share = op.kind == OpKind::fused_attention && redone[i] > 0 && op.saved > 0
-                                    ? op.elements_in / op.saved
+                                    ? attention_inputs_share(op, ts)
                                     : 1 - redone[i];
       st.kept += bytes * kept_share;
       rebuilt += bytes * (1 - kept_share);

@@ -10,6 +10,7 @@
 // the MLA down-projections and the MoE router are replicated. A Mamba-2 mixer follows Megatron's
 // MambaMixer: in_proj column-parallel, out_proj row-parallel, conv, scan and gated norm head-split.
 // Names are for people and the trace only.
+#include <algorithm>
 #include <cmath>
 
 #include "ptp/predict/model_zoo.hpp"
@@ -75,9 +76,10 @@ void mla_attention(GraphBuilder& g, const TransformerDims& d, double batch, doub
   attn_proj(g.linear("self_attn_kv_compress", T, h, d.kv_lora_rank + d.qk_rope_head_dim, false));
   g.norm("self_attn_kv_norm", T * d.kv_lora_rank, d.kv_lora_rank);
   attn_proj(column(g.linear("self_attn_kv", T, d.kv_lora_rank, d.heads * (d.qk_nope_head_dim + d.v_head_dim), false)));
-  split(g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6));
+  split(g.elementwise("self_attn_rope", T * (d.heads + 1) * d.qk_rope_head_dim, 1, 6)).rotary = true;
   g.fused_attention("self_attn_flash", batch * d.heads, q_len, keys, (qk + d.v_head_dim) / 2, causal);
-  attn_proj(row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false))).attention_output = true;
+  Op& out = attn_proj(row(g.linear("self_attn_out", T, d.heads * d.v_head_dim, h, false)));
+  out.attention_output = out.reads_attention_output = true;
   g.elementwise("self_attn_residual", T * h, 2, 1);
 }
 
@@ -132,9 +134,17 @@ void attention_sublayer(GraphBuilder& g, const TransformerDims& d, const std::st
     attn_proj(column(g.linear(tag + "_q", T, h, q_dim, d.qkv_bias)));
     attn_proj(column(g.linear(tag + "_kv", batch * keys, h, 2 * kv_dim, d.qkv_bias)), 2);
   }
-  if (d.positions == "rotary") split(g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6));
-  if (d.attention == "flash") {
-    g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, causal, self ? window : 0);
+  if (d.positions == "rotary") {
+    Op& rope = split(g.elementwise(tag + "_rope", T * (q_dim + kv_dim), 1, 6));
+    rope.rotary = true;
+    rope.grouped_kv = d.kv_heads < d.heads;
+  }
+  const bool fused = d.attention == "flash";
+  if (fused) {
+    Op& flash = g.fused_attention(tag + "_flash", batch * d.heads, q_len, keys, d.head_dim, causal, self ? window : 0);
+    // The kernel's operands are counted at the query heads; GQA/MQA models hold fewer K/V heads.
+    const double repeated_kv = 2 * batch * (d.heads - d.kv_heads) * d.head_dim * keys;
+    flash.repeated_kv_share = flash.saved > 0 ? std::max(0.0, repeated_kv) / flash.saved : 0;
   } else {
     const double bh = batch * d.heads;
     g.bmm(tag + "_scores", bh, q_len, keys, d.head_dim);
@@ -148,7 +158,9 @@ void attention_sublayer(GraphBuilder& g, const TransformerDims& d, const std::st
     if (d.dropout) split(g.elementwise(tag + "_attn_dropout", bh * q_len * keys, 1, 2)).on_scores = true;
     g.bmm(tag + "_context", bh, q_len, d.head_dim, keys);
   }
-  attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias))).attention_output = true;
+  Op& out = attn_proj(row(g.linear(tag + "_out", T, q_dim, h, d.bias)));
+  out.attention_output = true;
+  out.reads_attention_output = fused;
   if (d.dropout) g.elementwise(tag + "_dropout", T * h, 1, 2);
   g.elementwise(tag + "_residual", T * h, 2, 1);
 }

@@ -137,6 +137,8 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
       const double modules = adapter_modules(base, f);
       a.saved *= modules;
       a.saved_mask = a.saved;
+    } else {
+      a.reads_attention_output = base.reads_attention_output;  // A's input is the base's, one tensor
     }
     // B's FLOPs and weights: per matrix r x (its projections' outputs); experts stack their r along k.
     Op& b = ops.emplace_back(adapter_gemm(base, ".lora_b", base.m, r * (expert ? G : 1), by_n ? base.n / G : base.n,

@@ -138,8 +138,8 @@ Op& GraphBuilder::bmm(const std::string& name, double batch, double m, double n,
   return add(o);
 }
 
-void GraphBuilder::fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len,
-                                   double head_dim, bool causal, double window) {
+Op& GraphBuilder::fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len,
+                                  double head_dim, bool causal, double window) {
   Op o;
   o.name = name;
   o.kind = OpKind::fused_attention;
@@ -154,7 +154,7 @@ void GraphBuilder::fused_attention(const std::string& name, double batch_heads, 
   o.elements_out = batch_heads * q_len * head_dim;
   o.saved = o.elements_in + o.elements_out;
   o.uses_gemm_math = true;
-  add(o);
+  return add(o);
 }
 
 GraphBuilder::Spatial GraphBuilder::conv2d(const std::string& name, double batch, double cin, Spatial in, double cout,

@@ -63,6 +63,17 @@ struct Op {
   double eager_extra_saved = 0;
   // One-byte elements kept for backward whatever the activation dtype: dropout masks.
   double saved_mask = 0;
+  // Share of `saved` a fused attention kernel keeps only because the stack repeats the K/V heads to
+  // the query heads before calling it (GQA/MQA through repeat_kv or expand); a kernel given the KV
+  // heads (Transformer Engine) keeps the rest (MemoryConvention::repeats_kv_heads).
+  double repeated_kv_share = 0;
+  // The rotary embedding: what it keeps is its input, alive only where the stack keeps the
+  // projection output it reads (MemoryConvention::rope_keeps_input). grouped_kv: the model has fewer
+  // K/V heads than query heads (GQA/MQA).
+  bool rotary = false, grouped_kv = false;
+  // Its saved input is the fused attention kernel's output (the output projection and its LoRA A):
+  // the same tensor, stashed once while the kernel keeps its output.
+  bool reads_attention_output = false;
   bool input_grad = true; // false for the first op on raw data (no dgrad)
   bool uses_gemm_math = false;  // runs on the GEMM math mode (tensor cores when the policy allows)
   // Embedding tables updated sparsely (only the looked-up rows, as DLRM's SGD does): their weights
@@ -143,8 +154,8 @@ class GraphBuilder {
   // FlashAttention-style fused kernel: q_len x kv_len scores never hit memory. window > 0: causal
   // sliding-window attention, each query scores at most the `window` latest keys (the kernel skips
   // the masked tiles).
-  void fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len, double head_dim,
-                       bool causal, double window = 0);
+  Op& fused_attention(const std::string& name, double batch_heads, double q_len, double kv_len, double head_dim,
+                      bool causal, double window = 0);
   // returns output spatial size; NCHW semantics, groups for ResNeXt/depthwise
   struct Spatial { double h, w; };
   Spatial conv2d(const std::string& name, double batch, double cin, Spatial in, double cout, double kernel,

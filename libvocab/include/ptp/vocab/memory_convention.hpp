@@ -77,6 +77,16 @@ struct MemoryConvention {
   bool gemm_per_expert;
   // The fused-attention kernel family the convention's stacks run (attention_kernel.hpp).
   std::string attention_kernel;
+  // GQA/MQA: the stack repeats the K/V heads to the query heads before the attention kernel, which
+  // keeps the repeated copies (HF's and torchtitan's repeat_kv, litgpt's expand + reshape); false
+  // where the kernel is given the KV heads (Transformer Engine's num_gqa_groups).
+  bool repeats_kv_heads;
+  // The rotary embedding's input, the projection output holding q and k, stays alive to the backward
+  // (RoPE itself keeps only its frequencies): litgpt's fused qkv does, through the value it passes to
+  // attention as a view of it, unless repeating grouped K/V heads copies q, k and v (GQA/MQA). False
+  // where the projections are separate tensors (HF, torchtitan) or Transformer Engine copies the
+  // value contiguous.
+  bool rope_keeps_input;
 };
 
 const std::vector<MemoryConvention>& memory_convention_table();
@@ -111,6 +121,8 @@ struct TrainingStateBytes {
   bool stashes_fp8_inputs = true;
   bool gemm_per_expert = true;
   const AttentionKernel* attention_kernel = nullptr;  // never null once resolved
+  bool repeats_kv_heads = true;
+  bool rope_keeps_input = true;
 };
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
