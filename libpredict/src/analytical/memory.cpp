@@ -19,9 +19,8 @@ double optimizer_states(const std::string& opt) {
   return 2;  // adam, adamw, lamb
 }
 
-// Bytes an op stashes for backward. FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer
-// Engine) stash those instead of the 16-bit tensors. The loss holds the logits as the convention's
-// cross-entropy does; eager norms add the FP32 copy of their input.
+// FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer Engine) stash those instead of the
+// 16-bit tensors.
 bool stashes_fp8_input(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
   return p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm && !op.high_precision;
 }
@@ -31,6 +30,9 @@ bool stashes_fp8_input(const Op& op, const PrecisionPolicy& p, const TrainingSta
 bool rope_input_kept(const Op& op, const TrainingStateBytes& st) {
   return st.rope_keeps_input && !(op.grouped_kv && st.repeats_kv_heads);
 }
+// Bytes an op stashes for backward. The loss holds the logits as the convention's cross-entropy does;
+// a fused attention kernel holds K/V at the heads the stack keeps; eager norms add the FP32 copy of
+// their input.
 double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
   if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
   if (op.rotary && !rope_input_kept(op, st)) return 0;
