@@ -145,29 +145,20 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
     r.fp8_recipe = find_fp8_recipe(job.fp8_recipe.empty() ? kDefaultFp8Recipe : std::string_view(job.fp8_recipe));
   const auto& mem = job.memory;
   // Sharded weights are FSDP's (or ZeRO-3's) own mixed precision: the FP32 shard is the master, and
-  // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes its loss
-  // and norms, what its selective recompute redoes, what its FP8 GEMMs stash and how its experts' GEMMs
-  // run do not follow from
-  // the sharding, so an implied convention keeps the policy default's.
+  // no such stack keeps Transformer Engine's per-weight FP8 caches. How the model computes (its loss,
+  // norms, selective recompute, FP8 stash, expert GEMMs, attention stash) does not follow from the
+  // sharding, so an implied convention keeps the policy default's (apply_stack_computation).
   const MemoryConvention& implied = default_memory_convention(p);
   const bool implied_fsdp = mem.convention.empty() && shards_weights(job.sharding) && p.half_precision &&
                             !p.weight_cast_each_step;
   const MemoryConvention& convention = !mem.convention.empty() ? *find_memory_convention(mem.convention)
                                        : implied_fsdp          ? *find_memory_convention("fsdp")
                                                                : implied;
-  r.state = training_state_bytes(p, convention, {mem.grad_dtype, mem.optimizer_dtype,
-                                                 mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1,
-                                                 mem.cross_entropy, job.attention_kernel});
-  if (implied_fsdp) {
-    if (mem.cross_entropy.empty()) r.state.cross_entropy = implied.cross_entropy;
-    r.state.eager_kernels = implied.eager_kernels;
-    r.state.selective = implied.selective;
-    r.state.stashes_fp8_inputs = implied.stashes_fp8_inputs;
-    r.state.gemm_per_expert = implied.gemm_per_expert;
-    r.state.repeats_kv_heads = implied.repeats_kv_heads;
-    r.state.rope_keeps_input = implied.rope_keeps_input;
-    if (job.attention_kernel.empty()) r.state.attention_kernel = find_attention_kernel(implied.attention_kernel);
-  }
+  const StateOverrides overrides{mem.grad_dtype, mem.optimizer_dtype,
+                                 mem.master_weights ? (*mem.master_weights ? 1 : 0) : -1, mem.cross_entropy,
+                                 job.attention_kernel};
+  r.state = training_state_bytes(p, convention, overrides);
+  if (implied_fsdp) apply_stack_computation(r.state, implied, overrides);
   if (job.finetune.quantized_base())
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double
                                                                             : BaseQuantization::nf4);

@@ -101,6 +101,11 @@ TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryCo
   s.grad = o.grad_dtype.empty() ? bytes(c.grads) : dtype_bytes(o.grad_dtype);
   s.optimizer_state = o.optimizer_dtype.empty() ? bytes(c.optimizer_states) : dtype_bytes(o.optimizer_dtype);
   s.fp8_weight_copies = p.fp8_scaling ? c.fp8_weight_copies : 0;
+  apply_stack_computation(s, c, o);
+  return s;
+}
+
+void apply_stack_computation(TrainingStateBytes& s, const MemoryConvention& c, const StateOverrides& o) {
   s.cross_entropy = c.cross_entropy;
   const auto& names = cross_entropy_names();
   for (std::size_t i = 0; i < names.size(); ++i)
@@ -112,7 +117,6 @@ TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryCo
   s.repeats_kv_heads = c.repeats_kv_heads;
   s.rope_keeps_input = c.rope_keeps_input;
   s.attention_kernel = find_attention_kernel(o.attention_kernel.empty() ? c.attention_kernel : o.attention_kernel);
-  return s;
 }
 
 }  // namespace ptp

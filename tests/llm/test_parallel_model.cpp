@@ -359,7 +359,7 @@ TEST_CASE("FP8 stashes: Transformer Engine keeps the FP8 GEMM inputs, torchao fl
 TEST_CASE("a block stashes what its stack keeps: Transformer Engine's tensors under Megatron; repeated K/V "
           "heads and RoPE inputs only where the PyTorch stacks keep them", "[llm][memory]") {
   // Llama-3-8B cut to one and two blocks (h = 4096, 32 query heads of 128, ffn 14336), grouped
-  // (8 K/V heads) or not: the difference of the two is one block's stash, 4096 tokens on one GPU.
+  // (8 K/V heads) or not: the difference of the two is one block's stash, 4096 tokens per GPU.
   const std::string zoo = ptp::test::slurp(ptp::test::source_path("configs/models/llama3-8b.yaml"));
   auto model = [&](int layers, int kv_heads) {
     std::string y = zoo;
@@ -368,9 +368,9 @@ TEST_CASE("a block stashes what its stack keeps: Transformer Engine's tensors un
     y.replace(y.find("id: llama3-8b"), 13, "id: llama3-cut");
     return ptp::test::write_temp_file("cut" + std::to_string(layers) + "_" + std::to_string(kv_heads) + ".yaml", y);
   };
-  auto block = [&](int kv_heads, const std::string& extra) {
+  auto block = [&](int kv_heads, const std::string& memory, const std::string& layout = "") {
     auto activations = [&](int layers) {
-      return predict(llm_job(model(layers, kv_heads), 1, "memory: {cross_entropy: unfused, " + extra + "}\n"))
+      return predict(llm_job(model(layers, kv_heads), 2, "memory: {cross_entropy: unfused" + memory + "}\n" + layout))
           .memory.activations;
     };
     return activations(2) - activations(1);
@@ -380,16 +380,18 @@ TEST_CASE("a block stashes what its stack keeps: Transformer Engine's tensors un
   // attention output (the output projection's input, the same tensor), the fc1 output and the SwiGLU
   // output, at 2 bytes. Fused RoPE keeps only its frequencies.
   const double te = T * 2 * (4 * h + q + 2 * kv + q + 3 * ffn);
-  CHECK(block(8, "convention: megatron") == Approx(te));
+  CHECK(block(8, ", convention: megatron") == Approx(te));
+  // An FSDP convention implied by sharding keeps the BF16 default's (Megatron's) stash.
+  CHECK(block(8, "", "sharding: fsdp\n") == Approx(te));
   // HF and torchtitan repeat the K/V heads to the query heads before attention (repeat_kv), and the
   // kernel keeps the copies: 2 (q - kv) elements more per token; nothing more without grouping.
-  CHECK(block(8, "convention: master_weights") - block(8, "convention: megatron") == Approx(T * 2 * 2 * (q - kv)));
-  CHECK(block(8, "convention: fsdp") == Approx(block(8, "convention: master_weights")));
-  CHECK(block(32, "convention: master_weights") == Approx(block(32, "convention: megatron")));
+  CHECK(block(8, ", convention: master_weights") - block(8, ", convention: megatron") == Approx(T * 2 * 2 * (q - kv)));
+  CHECK(block(8, ", convention: fsdp") == Approx(block(8, ", convention: master_weights")));
+  CHECK(block(32, ", convention: master_weights") == Approx(block(32, ", convention: megatron")));
   // litgpt (pure) keeps the fused qkv alive through the value, a view of it, when it does not repeat
   // the K/V heads: the RoPE inputs q and k stay (2 h elements). Grouped, its repeat copies q, k, v alike.
   auto eager = [&](int kv_heads) {
-    return block(kv_heads, "convention: pure") - block(kv_heads, "convention: master_weights");
+    return block(kv_heads, ", convention: pure") - block(kv_heads, ", convention: master_weights");
   };
   CHECK(eager(32) - eager(8) == Approx(T * 2 * (q + 32 * 128.0)));
 }

@@ -126,5 +126,9 @@ struct TrainingStateBytes {
 };
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
+// How the convention's stack computes (loss, norms, selective recompute, FP8 stash, expert GEMMs,
+// attention stash and kernel), apart from which state copies it keeps: an FSDP convention implied by
+// the sharding takes these from the precision's default convention.
+void apply_stack_computation(TrainingStateBytes& s, const MemoryConvention& c, const StateOverrides& overrides);
 
 }  // namespace ptp
