@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "../cli_number.hpp"
+#include "ptp/predict/job_fields.hpp"
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
@@ -22,7 +23,11 @@ int main(int argc, char** argv) {
   std::string bundle, config_dir;
   bool analytical = false;
   double max_hours = -1, max_cost = -1, max_kwh = -1;
-  app.add_option("jobs", req.job_files, "job spec YAML file(s)")->required();
+  auto* jobs = app.add_option("jobs", req.job_files, "job spec YAML file(s)");
+  bool describe_job_spec = false;
+  app.add_flag("--describe-job-spec", describe_job_spec,
+               "print the reference of every job-spec field as Markdown (docs/job-spec.md) and exit")
+      ->excludes(jobs);
   std::string formats;
   for (const auto& f : ptp::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
   app.add_option("--format", req.format, formats)->check(CLI::IsMember(ptp::output_format_names()));
@@ -68,6 +73,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "ptp-predict: error: " << ptp::one_line(e.what()) << "\n";
+    return 2;
+  }
+  if (describe_job_spec) {
+    std::fputs(ptp::describe_job_spec_markdown().c_str(), stdout);
+    return 0;
+  }
+  if (req.job_files.empty()) {
+    std::cerr << "ptp-predict: error: jobs is required\n";
     return 2;
   }
   try {

@@ -120,14 +120,20 @@ std::string elementwise_kind(const std::string& name) {
   return "add";
 }
 
-std::string optimizer_algo(const std::string& opt, std::set<std::string>& notes) {
-  if (opt == "adam" || opt == "adamw") return opt;
-  if (opt == "sgd" || opt == "momentum" || opt == "sgd_momentum" || opt == "nesterov") return "sgd_momentum";
-  if (opt == "lars") {
-    notes.insert("optimizer lars is profiled as sgd_momentum (same memory traffic class)");
-    return "sgd_momentum";
+std::string optimizer_algo(Optimizer opt, std::set<std::string>& notes) {
+  switch (opt) {
+    case Optimizer::adam:
+      return "adam";
+    case Optimizer::adamw:
+      return "adamw";
+    case Optimizer::sgd:
+    case Optimizer::momentum:
+      return "sgd_momentum";
+    case Optimizer::lamb:
+      break;
   }
-  notes.insert("optimizer " + opt + " is profiled as adamw (two state tensors; no " + opt + " microbenchmark)");
+  const std::string name = name_of(optimizer_names(), opt);
+  notes.insert("optimizer " + name + " is profiled as adamw (two state tensors; no " + name + " microbenchmark)");
   return "adamw";
 }
 

@@ -3,22 +3,13 @@
 #include <filesystem>
 #include <sstream>
 
-#include "job_spec_keys.hpp"
+#include "ptp/predict/job_fields.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
 namespace ptp {
-
-const std::vector<std::string>& job_spec_keys() {
-  static const std::vector<std::string> keys{
-      "model", "precision", "framework", "codebase", "attention_kernel", "fp8_recipe", "xla", "memory_format", "batch_size", "batch_tokens",
-      "seq_len", "grad_accum", "global_batch_size", "optimizer", "cluster", "run", "cost", "parallelism",
-      "sharding", "activation_checkpointing", "sequence_parallel", "finetune", "avg_seq_len", "packing",
-      "attention_mask", "memory", "energy", "low_precision", "mtp_depth"};
-  return keys;
-}
 
 namespace {
 // A value given on the command line has no place in the file: rebuild it without line:column
@@ -72,8 +63,9 @@ void apply_override(YAML::Node& root, const Override& override_or_unset) {
   if (parts.empty()) throw InputError(flag + ov.first + "': empty key");
   if (parts.size() > 4) throw InputError(flag + ov.first + "': path too deep");
   const auto& top = parts.front();
-  if (std::find(job_spec_keys().begin(), job_spec_keys().end(), top) == job_spec_keys().end())
-    throw InputError(flag + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, job_spec_keys()));
+  const auto& top_keys = section_keys("");
+  if (std::find(top_keys.begin(), top_keys.end(), top) == top_keys.end())
+    throw InputError(flag + ov.first + "': unknown field '" + top + "'" + did_you_mean(top, top_keys));
   if (unset) {
     // Removing what is not there is refused: a misspelt key must not pass as done.
     std::vector<YAML::Node> chain{root};

@@ -19,13 +19,11 @@
 
 namespace ptp::train {
 
-std::string framework_id(const std::string& published) {
+Framework framework_id(const std::string& published) {
   const std::string f = to_lower(published);
-  if (f.find("tensorflow") != std::string::npos) return "tensorflow";
-  if (f.find("mxnet") != std::string::npos) return "mxnet";
-  if (f.find("paddle") != std::string::npos) return "paddle";
-  if (f.find("jax") != std::string::npos) return "jax";
-  return "pytorch";
+  for (const auto& e : framework_names())
+    if (e.value != Framework::pytorch && f.find(e.name) != std::string::npos) return e.value;
+  return Framework::pytorch;
 }
 
 namespace {
@@ -103,13 +101,13 @@ const std::vector<std::pair<std::string, std::string>> kExcludedFlags = {
 //   runs of the same DLE code are channels-first; so is Mask R-CNN (maskrcnn-benchmark). Their SSD
 //   runs use Lambda's copy of DLE's SSD, whose layout default is not recorded: channels-first here.
 // Other frameworks' GPU kernels are channels-last by default, which an empty value means.
-std::string published_memory_format(const std::string& source, const JobSpec& j) {
-  if (j.framework != "pytorch") return "";
+std::optional<MemoryFormat> published_memory_format(const std::string& source, const JobSpec& j) {
+  if (j.framework != Framework::pytorch) return std::nullopt;
   const PrecisionPolicy* policy = find_precision_policy(j.precision);
   const bool amp = policy && policy->autocast;
   const bool dle_convnets = j.model == "resnet50" || j.model == "resnext101-32x4d" || j.model == "se-resnext101-32x4d";
-  if (source == "dle" && ((dle_convnets && amp) || j.model == "ssd300")) return "nhwc";
-  return "nchw";
+  if (source == "dle" && ((dle_convnets && amp) || j.model == "ssd300")) return MemoryFormat::nhwc;
+  return MemoryFormat::nchw;
 }
 
 // Counts (GPUs, ranks, lengths, degrees) become ints: a value no int holds (1e12 GPUs, seq_len 1e300)
@@ -164,7 +162,7 @@ void exclude_sequences_faster_than_shorter_ones(Table<RunRecord>& t) {
   auto setup = [](const RunRecord& r) {
     const auto& j = r.job;
     const auto& p = j.parallelism;
-    return r.source + '|' + j.model + '|' + r.task + '|' + j.framework + '|' + j.cluster.gpu + '|' + j.precision +
+    return r.source + '|' + j.model + '|' + r.task + '|' + name_of(framework_names(), j.framework) + '|' + j.cluster.gpu + '|' + j.precision +
            '|' + std::to_string(p.tensor) + '|' + std::to_string(p.pipeline) + '|' + std::to_string(p.context) +
            '|' + std::to_string(p.expert) + '|' + sharding_name(j.sharding) + '|' +
            recompute_name(j.activation_checkpointing);
@@ -308,17 +306,17 @@ Table<RunRecord> load_runs(const std::string& path) {
     // (target_modules ['attention_qkv'], adapter_dim 32: examples/nlp/language_modeling/tuning/conf/
     // megatron_gpt_finetuning_config.yaml).
     if (r.task == "finetune_lora") {
-      j.finetune.method = "lora";
+      j.finetune.method = FinetuneMethod::lora;
       j.finetune.rank = to_lower(csv.text(row, "framework")).find("automodel") != std::string::npos ? 16 : 32;
-      j.finetune.targets = {"attention", "mlp"};
-      if (r.codebase == "nemo") j.finetune.targets = {"attention_qkv"};
+      j.finetune.targets = {LoraTarget::attention, LoraTarget::mlp};
+      if (r.codebase == "nemo") j.finetune.targets = {LoraTarget::attention_qkv};
     }
     // Optimizers the sources' training scripts use (DLE ConvNets: SGD momentum; BERT: LAMB).
     if (j.model.rfind("resnet", 0) == 0 || j.model.rfind("resnext", 0) == 0 || j.model.rfind("se-resnext", 0) == 0 ||
         j.model == "ssd300" || j.model == "maskrcnn-r50-fpn")
-      j.optimizer = "momentum";
+      j.optimizer = Optimizer::momentum;
     else if (j.model.rfind("bert", 0) == 0 && r.source == "dle")
-      j.optimizer = "lamb";
+      j.optimizer = Optimizer::lamb;
     t.rows.push_back(std::move(r));
   });
   exclude_sequences_faster_than_shorter_ones(runs);

@@ -125,10 +125,10 @@ TEST_CASE("MoE and hybrid runs train when the zoo describes their model; models 
 }
 
 TEST_CASE("framework names normalise", "[training_data]") {
-  CHECK(framework_id("PyTorch (NVIDIA DeepLearningExamples fork)") == "pytorch");
-  CHECK(framework_id("TensorFlow2") == "tensorflow");
-  CHECK(framework_id("MXNet") == "mxnet");
-  CHECK(framework_id("PaddlePaddle") == "paddle");
+  CHECK(framework_id("PyTorch (NVIDIA DeepLearningExamples fork)") == Framework::pytorch);
+  CHECK(framework_id("TensorFlow2") == Framework::tensorflow);
+  CHECK(framework_id("MXNet") == Framework::mxnet);
+  CHECK(framework_id("PaddlePaddle") == Framework::paddle);
 }
 
 TEST_CASE("a longer-sequence run faster per GPU in tokens/s than a shorter one of the same setup is excluded",
@@ -164,15 +164,15 @@ TEST_CASE("published runs carry the memory format their benchmark scripts used",
     return runs.rows[0].job.memory_format;
   };
   // DLE ConvNets: --memory-format nhwc for AMP only; TF32/FP32 stay channels-first.
-  CHECK(format_of({{"framework", "PyTorch"}}) == "nhwc");
-  CHECK(format_of({{"framework", "PyTorch"}, {"precision", "tf32"}}) == "nchw");
+  CHECK(format_of({{"framework", "PyTorch"}}) == MemoryFormat::nhwc);
+  CHECK(format_of({{"framework", "PyTorch"}, {"precision", "tf32"}}) == MemoryFormat::nchw);
   // Lambda runs the same code without the flag.
-  CHECK(format_of({{"framework", "PyTorch"}, {"source", "lambda"}}) == "nchw");
+  CHECK(format_of({{"framework", "PyTorch"}, {"source", "lambda"}}) == MemoryFormat::nchw);
   // DLE SSD defaults to channels_last; Mask R-CNN is channels-first.
-  CHECK(format_of({{"framework", "PyTorch"}, {"model", "ssd300"}, {"precision", "fp32"}}) == "nhwc");
-  CHECK(format_of({{"framework", "PyTorch"}, {"model", "maskrcnn-r50-fpn"}}) == "nchw");
+  CHECK(format_of({{"framework", "PyTorch"}, {"model", "ssd300"}, {"precision", "fp32"}}) == MemoryFormat::nhwc);
+  CHECK(format_of({{"framework", "PyTorch"}, {"model", "maskrcnn-r50-fpn"}}) == MemoryFormat::nchw);
   // Other frameworks keep their channels-last default.
-  CHECK(format_of({{"framework", "TensorFlow1"}}).empty());
+  CHECK(!format_of({{"framework", "TensorFlow1"}}));
 }
 
 TEST_CASE("published LLM runs are read as their framework ran them, as the LLM evaluation reads them",

@@ -152,7 +152,7 @@ TEST_CASE("A LoRA job spec writes back what it read", "[llm][lora]") {
                     Catch::Matchers::Contains("targets: [all]"));
   const auto again = parse_job_spec(YamlReader::load_string(y, "again.yaml"));
   CHECK(again.finetune.rank == 32);
-  CHECK(again.finetune.targets == std::vector<std::string>{"all"});
+  CHECK(again.finetune.targets == std::vector<LoraTarget>{LoraTarget::all});
 }
 
 
@@ -171,7 +171,7 @@ TEST_CASE("QLoRA stores the frozen block projections in 4-bit NormalFloat, the e
   // A QLoRA job spec writes back what it read.
   const auto j = parse_job_spec(YamlReader::load_string(llm_job("llama3-8b", 1, "finetune: {method: qlora, rank: 16, double_quant: true}\n"), "job.yaml"));
   const auto again = parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml"));
-  CHECK(again.finetune.method == "qlora");
+  CHECK(again.finetune.method == FinetuneMethod::qlora);
   CHECK(again.finetune.double_quant);
 }
 
@@ -281,7 +281,7 @@ TEST_CASE("LoRA dropout keeps each adapter module's dropped input and its mask",
       llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, dropout: 0.05, adapter_modules: fused}\n"), "job.yaml"));
   const auto again = parse_job_spec(YamlReader::load_string(job_spec_to_yaml(j), "again.yaml"));
   CHECK(again.finetune.dropout == Approx(0.05));
-  CHECK(again.finetune.adapter_modules == "fused");
+  CHECK(again.finetune.adapter_modules == AdapterModules::fused);
   CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, dropout: 1}\n")),
              Catch::Matchers::Contains("finetune.dropout: is a probability below 1"));
   CHECK_THAT(error_of(llm_job("llama3-8b", 1, "finetune: {method: lora, rank: 8, dropout: -0.1}\n")),

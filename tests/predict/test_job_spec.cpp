@@ -47,9 +47,9 @@ TEST_CASE("a valid job spec parses with defaults", "[job_spec]") {
   const auto j = parse(kValid);
   CHECK(j.model == "bert-large");
   CHECK(j.precision == "amp_fp16");
-  CHECK(j.framework == "pytorch");
+  CHECK(j.framework == Framework::pytorch);
   CHECK(j.grad_accum == 1);
-  CHECK(j.optimizer == "adamw");
+  CHECK(j.optimizer == Optimizer::adamw);
   CHECK(j.cluster.num_gpus == 16);
   CHECK(*j.run.epochs == 2);
   CHECK(*j.usd_per_gpu_hour == 2.5);
@@ -133,13 +133,13 @@ TEST_CASE("a job spec round-trips through YAML", "[job_spec]") {
 
 TEST_CASE("memory_format defaults to the framework's layout and round-trips", "[job_spec]") {
   const auto j = parse(kValid);
-  CHECK(j.memory_format.empty());
+  CHECK(!j.memory_format);
   CHECK(channels_first(j));  // PyTorch is channels-first unless told otherwise
   const auto tf = parse(replace(kValid, "precision: amp_fp16", "precision: amp_fp16\nframework: tensorflow"));
   CHECK_FALSE(channels_first(tf));
   const auto nhwc = parse(replace(kValid, "precision: amp_fp16", "precision: amp_fp16\nmemory_format: nhwc"));
   CHECK_FALSE(channels_first(nhwc));
-  CHECK(parse(job_spec_to_yaml(nhwc)).memory_format == "nhwc");
+  CHECK(parse(job_spec_to_yaml(nhwc)).memory_format == MemoryFormat::nhwc);
   CHECK_THAT(error_of(replace(kValid, "precision: amp_fp16", "precision: amp_fp16\nmemory_format: channels_last")),
              Catch::Contains("memory_format") && Catch::Contains("nchw | nhwc") && Catch::Contains("job.yaml:3"));
 }
@@ -228,7 +228,7 @@ TEST_CASE("unset removes a dotted key before validation", "[job_spec][issue30]")
     return parse_job_spec(YamlReader(root, "job.yaml", ""));
   };
   const auto j = spec({parse_unset("finetune.rank"), parse_override("finetune.method=full")});
-  CHECK(j.finetune.method == "full");
+  CHECK(j.finetune.method == FinetuneMethod::full);
   CHECK(spec({parse_unset("cost")}).usd_per_gpu_hour == std::nullopt);
   CHECK_THROWS_WITH(spec({parse_unset("clustr")}), Catch::StartsWith("--unset 'clustr': unknown field 'clustr'") &&
                                                        Catch::Contains("did you mean: cluster"));

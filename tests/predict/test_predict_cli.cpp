@@ -149,3 +149,14 @@ TEST_CASE("a relative model path works from another directory and in every sweep
   CHECK(r.out.find("not found") == std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("--describe-job-spec prints docs/job-spec.md, and takes no job", "[cli][job_fields]") {
+  const auto r = run_command(predict("--describe-job-spec"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  // Regenerate deliberately: ptp-predict --describe-job-spec > docs/job-spec.md
+  CHECK(r.out == ptp::test::slurp(source_path("docs/job-spec.md")));
+  const auto both = run_command(predict("--describe-job-spec " + source_path("configs/jobs/bert-large-amp-16xa100.yaml")));
+  CHECK(both.exit_code == 2);
+  CHECK(both.out.empty());
+}

@@ -79,7 +79,7 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
       // Per micro-batch: gather block by block ahead of forward, again ahead of backward, and
       // reduce-scatter the block's gradients behind it; under no_sync accumulation
       // (memory.grad_sync: step) only behind the last micro-batch's backward.
-      const int reductions = mem.grad_sync == "step" ? 1 : m;
+      const int reductions = mem.grad_sync == GradSync::step ? 1 : m;
       const double reduced = part.params + part.frozen_reduced;
       const auto ag = bucketed(Collective::all_gather, v.all_gather / (2 * m), part.group, job, k, units);
       const auto rs = bucketed(Collective::reduce_scatter, reduced * grad_bytes, part.group, job, k, units);

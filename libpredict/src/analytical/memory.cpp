@@ -13,12 +13,6 @@
 namespace ptp {
 
 namespace {
-double optimizer_states(const std::string& opt) {
-  if (opt == "sgd") return 0;
-  if (opt == "momentum") return 1;
-  return 2;  // adam, adamw, lamb
-}
-
 // FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer Engine) stash those instead of the
 // 16-bit tensors.
 bool stashes_fp8_input(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
@@ -137,13 +131,13 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   // Gradients reduced only after the last micro-batch stay unsharded until then: under a pipeline
   // schedule (torch.distributed.pipelining turns gradient sync off until the last micro-batch, as
   // the weights stay gathered above) and under FSDP no_sync accumulation (memory.grad_sync: step).
-  const bool grads_wait_for_step = l.pp > 1 || (j.memory.grad_sync == "step" && l.microbatches > 1);
+  const bool grads_wait_for_step = l.pp > 1 || (j.memory.grad_sync == GradSync::step && l.microbatches > 1);
   const bool grads_sharded = l.shards_grads() && !grads_wait_for_step;
   m.gradients = sharded(grads_sharded) * st.grad;
   // Frozen block projections sharing a flat parameter with the adapters (memory.frozen_grads) get
   // gradients too; the embeddings and head sit in wrap units with nothing trainable and get none.
   if (j.memory.frozen_grads) m.gradients += s.frozen_linear_params / (grads_sharded ? dense_group : 1) * st.grad;
-  m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_states(j.optimizer) * st.optimizer_state;
+  m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_state_tensors(j.optimizer) * st.optimizer_state;
   // Transformer Engine's FP8 weight caches are per TP/EP shard, outside the optimizer's sharding.
   m.fp8_weight_copies = s.linear_params * st.fp8_weight_copies;
   const Stash stash = activation_stash(s, l, p, st);

@@ -8,7 +8,7 @@ namespace ptp {
 
 namespace {
 
-bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == "jax"; }
+bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == Framework::jax; }
 
 }  // namespace
 
@@ -208,7 +208,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
 
   double launch_scale = 1.0;
   if (graph_compiled(job.job)) launch_scale = 0.25;
-  else if (job.job.framework == "tensorflow" || job.job.framework == "mxnet") launch_scale = 0.6;
+  else if (job.job.framework == Framework::tensorflow || job.job.framework == Framework::mxnet) launch_scale = 0.6;
   double bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
   if (op.frozen) bwd_kernels = op.bwd_flops > 0 ? reps : 0;  // the data gradient, or nothing
   const double fwd_kernels = reps;

@@ -69,7 +69,7 @@ Prediction invalid_prediction(const JobSpec& job, const std::string& error) {
   p.model = job.model;
   p.precision = job.precision;
   p.gpu = job.cluster.gpu;
-  p.framework = job.framework;
+  p.framework = name_of(framework_names(), job.framework);
   p.num_gpus = job.cluster.num_gpus;
   p.grad_accum = job.grad_accum;
   p.batch_size = job.batch_size;

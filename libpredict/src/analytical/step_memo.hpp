@@ -39,7 +39,8 @@ class StepMemo {
     bool sp;
     const PrecisionPolicy* policy;
     const GpuSpec* gpu;
-    std::string framework, memory_format;
+    Framework framework;
+    std::optional<MemoryFormat> memory_format;
     bool xla;
     double forward_weight_bytes;  // embedding lookups read the weights at this size
     const AttentionKernel* attention_kernel;

@@ -16,13 +16,13 @@ namespace {
 
 double optimizer_bytes_per_param(const ResolvedJob& job) {
   const auto& s = job.state;
-  const std::string& o = job.job.optimizer;
-  const double states = o == "sgd" ? 0 : (o == "momentum" ? 1 : 2);
+  const Optimizer o = job.job.optimizer;
+  const double states = optimizer_state_tensors(o);
   // read+write the weights the optimizer updates (the master copy when there is one), read grads,
   // read+write each state, and write the low-precision copy back when the master weights are separate.
   double bytes = 2 * (s.master > 0 ? s.master : s.param) + s.grad + states * 2 * s.optimizer_state;
   if (s.master > 0) bytes += s.param;
-  if (o == "lamb") bytes += 8;  // per-layer trust-ratio norms re-read weights and updates
+  if (o == Optimizer::lamb) bytes += 8;  // per-layer trust-ratio norms re-read weights and updates
   return bytes;
 }
 
@@ -159,7 +159,7 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   out.model = job.model->id;
   out.precision = p.id;
   out.gpu = g.id;
-  out.framework = j.framework;
+  out.framework = name_of(framework_names(), j.framework);
   const auto& ops = job.work().ops;
   if (job.state.attention_kernel &&
       std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.kind == OpKind::fused_attention; }))

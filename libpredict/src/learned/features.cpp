@@ -15,7 +15,9 @@ double busy_seconds(const Prediction& p) {
   return std::max(p.iteration_s - p.breakdown.communication_exposed, 1e-9);
 }
 
-const std::vector<std::string> kFrameworks{"pytorch", "tensorflow", "mxnet", "paddle", "jax"};
+// The bundle's one-hot columns, in the order it was trained with (not the name table's).
+const std::vector<Framework> kFrameworks{Framework::pytorch, Framework::tensorflow, Framework::mxnet, Framework::paddle,
+                                         Framework::jax};
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #pragma once
-// The job-spec fields a search may vary, by their --set key, with their column in the search table. A value is kept as canonical text (what
+// The job-spec fields a search may vary, by their --set key, with their column in the search table.
+// A value is kept as canonical text (what
 // `get` writes after the job spec parsed it), so `set` is an exact inverse and a search edits a
 // parsed JobSpec instead of re-parsing YAML for every configuration.
 #include <string>
@@ -9,11 +10,15 @@
 
 namespace ptp {
 
+struct JobField;
+
+// A searchable row of the job-field table (job_fields.hpp), in search order.
 struct SearchField {
   std::string key;
   std::string column;  // the search table's header for the field ("": the key itself)
-  std::string (*get)(const JobSpec&);
-  void (*set)(JobSpec&, const std::string& canonical);
+  const JobField* field;
+  std::string get(const JobSpec& job) const;
+  void set(JobSpec& job, const std::string& canonical) const;
   // How early the search walk fixes the axis (0 first): the workload's micro-batch and sequence,
   // then what the step memo's op-time tables depend on (tensor, context, expert parallelism), then
   // the pipeline split its partitions add, then the rest. Consecutive configurations then reuse one

@@ -92,8 +92,8 @@ bool targeted(const Op& op, const FinetuneSpec& f) {
 // apart; litgpt one LoRAQKVLinear for q, k, v but fc_1 and fc_2 apart; Megatron-Bridge and NeMo
 // one adapter per fused linear_qkv and linear_fc1.
 double adapter_modules(const Op& base, const FinetuneSpec& f) {
-  if (f.adapter_modules == "fused") return 1;
-  if (f.adapter_modules == "fused_qkv" && base.projection == Projection::attention) return 1;
+  if (f.adapter_modules == AdapterModules::fused) return 1;
+  if (f.adapter_modules == AdapterModules::fused_qkv && base.projection == Projection::attention) return 1;
   return base.fused_projections;
 }
 

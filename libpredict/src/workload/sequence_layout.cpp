@@ -19,7 +19,7 @@ void apply_sequence_layout(Workload& w, const SequenceLayoutSpec& s, int seq_len
   if (seq_len <= 0 || s.avg_seq_len <= 0) return;
   const double share = s.avg_seq_len / seq_len;
   const bool unpadded = !s.packing;
-  const bool documents = s.packing && s.attention_mask == "document";
+  const bool documents = s.packing && s.attention_mask == AttentionMask::document;
   if (!unpadded && !documents) return;  // packed under one causal mask: every slot works, as padded
   const double token = unpadded ? share : 1.0;
   const double scores = unpadded ? share * share : share;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ptp/predict/energy.hpp"
+#include "ptp/predict/job_enums.hpp"
 #include "ptp/vocab/training_layout.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
@@ -42,11 +43,9 @@ struct ParallelismSpec {
 // QLoRA (Dettmers et al. 2023) is LoRA on a base whose block projections are stored in 4-bit
 // NormalFloat.
 struct FinetuneSpec {
-  std::string method = "full";  // full | lora | qlora
-  int rank = 0;                 // lora and qlora
-  // lora and qlora: attention | attention_qkv (q, k, v without the output projection) | mlp | all
-  // (default attention, mlp)
-  std::vector<std::string> targets;
+  FinetuneMethod method = FinetuneMethod::full;
+  int rank = 0;                        // lora and qlora
+  std::vector<LoraTarget> targets;     // lora and qlora (default attention, mlp)
   bool double_quant = false;         // qlora: quantised quantisation constants
   // qlora: each 4-bit projection keeps its input for backward although its weight is frozen
   // (bitsandbytes before 0.43.2: MatMul4Bit saves its input whenever any input needs a gradient).
@@ -61,9 +60,10 @@ struct FinetuneSpec {
   // input and keeps that copy and a 1-byte mask for backward (PEFT, torchtune, litgpt: nn.Dropout before
   // lora_A); how many modules a fused projection has is `adapter_modules`.
   double dropout = 0;
-  std::string adapter_modules = "per_projection";  // per_projection | fused_qkv | fused
-  bool lora() const { return method == "lora" || method == "qlora"; }
-  bool quantized_base() const { return method == "qlora"; }
+  AdapterModules adapter_modules = AdapterModules::per_projection;
+  bool lora() const { return method == FinetuneMethod::lora || method == FinetuneMethod::qlora; }
+  bool quantized_base() const { return method == FinetuneMethod::qlora; }
+  bool has_target(LoraTarget t) const;
   bool targets_attention() const;  // q, k, v and the output projection
   // Whether an attention projection gets adapters: every one under targets_attention(), the q, k, v
   // ones (not the output projection) under attention_qkv.
@@ -77,8 +77,8 @@ struct FinetuneSpec {
 struct SequenceLayoutSpec {
   double avg_seq_len = 0;  // 0: every slot holds a real token
   bool packing = false;
-  std::string attention_mask = "causal";  // causal | document
-  bool any() const { return avg_seq_len > 0 || packing || attention_mask != "causal"; }
+  AttentionMask attention_mask = AttentionMask::causal;
+  bool any() const { return avg_seq_len > 0 || packing || attention_mask != AttentionMask::causal; }
 };
 
 // How the framework stores the training state (memory_convention.hpp); each field left empty takes
@@ -91,7 +91,7 @@ struct MemorySpec {
   // When data-parallel gradients are reduced under gradient accumulation: every micro-batch, or
   // only the last (FSDP no_sync, Accelerate's default accumulate(), Lightning's no_backward_sync),
   // in which case FSDP/ZeRO keep the full unsharded gradients between micro-batches.
-  std::string grad_sync;  // "" (micro_batch) | micro_batch | step
+  std::optional<GradSync> grad_sync;  // unset: micro_batch
   // Frozen weights get gradients too: FSDP1 flat parameters (use_orig_params) that mix frozen and
   // trainable weights allocate a gradient for the whole flat parameter (pytorch #91167).
   bool frozen_grads = false;
@@ -100,7 +100,7 @@ struct MemorySpec {
   bool untie_embeddings = false;
   bool any() const {
     return !convention.empty() || !grad_dtype.empty() || !optimizer_dtype.empty() || master_weights ||
-           !cross_entropy.empty() || !grad_sync.empty() || frozen_grads || untie_embeddings;
+           !cross_entropy.empty() || grad_sync || frozen_grads || untie_embeddings;
   }
 };
 
@@ -120,7 +120,7 @@ struct JobSpec {
   std::string file;  // where it came from, for messages
   std::string model;
   std::string precision;
-  std::string framework = "pytorch";
+  Framework framework = Framework::pytorch;
   // The training codebase the job runs (e.g. dle-pytorch, megatron-bridge, torchtitan: a bundle's
   // codebase_offsets name those it has runs of). Empty: unknown, a typical codebase is assumed.
   std::string codebase;
@@ -131,15 +131,14 @@ struct JobSpec {
   // precision's GEMMs run in FP8.
   std::string fp8_recipe;
   bool xla = false;
-  // Activation layout of convolutions: "nchw" (channels first) or "nhwc" (channels last). Empty
-  // means the framework's default, which channels_first() resolves.
-  std::string memory_format;
+  // Activation layout of convolutions; unset: the framework's default, which channels_first() resolves.
+  std::optional<MemoryFormat> memory_format;
   double batch_size = 0;    // micro-batch per GPU in samples (set from batch_tokens when given)
   double batch_tokens = 0;  // tokens per GPU per micro-batch when the job is token-batched
   int seq_len = 0;
   int grad_accum = 1;
   std::optional<double> global_batch_size;
-  std::string optimizer = "adamw";
+  Optimizer optimizer = Optimizer::adamw;
   ClusterSpec cluster;
   RunSpec run;
   std::optional<double> usd_per_gpu_hour;

@@ -48,7 +48,7 @@ Table<RunRecord> load_runs(const std::string& path);
 Table<OpRecord> load_ops(const std::string& path);
 Table<CollectiveRecord> load_collectives(const std::string& path);
 
-std::string framework_id(const std::string& published);
+Framework framework_id(const std::string& published);
 std::string stack_key(const std::string& source, const std::string& source_ref, const std::string& framework,
                       const std::string& notes, const std::string& model, const std::string& task);  // "PyTorch (DLE fork)" -> pytorch
 

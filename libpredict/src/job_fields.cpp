@@ -1,0 +1,394 @@
+// The job-field table (job_fields.hpp): one row per field, written in the named-setter form of
+// XGBoost's DMLC_DECLARE_FIELD. A row binds the JobSpec member it fills; its type decides how YAML
+// and --set text are read into it and how it is written back.
+#include "ptp/predict/job_fields.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+
+#include "ptp/predict/job_enums.hpp"
+#include "ptp/vocab/attention_kernel.hpp"
+#include "ptp/vocab/error.hpp"
+#include "ptp/vocab/fp8_recipe.hpp"
+#include "ptp/vocab/memory_convention.hpp"
+#include "ptp/vocab/precision.hpp"
+#include "ptp/vocab/training_layout.hpp"
+
+namespace ptp {
+
+namespace {
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+// A row under construction: Row("cluster.num_gpus", FieldType::integer).bind(...).range(1, 1e6)...
+class Row {
+ public:
+  Row(std::string key, FieldType type) {
+    f_.key = std::move(key);
+    f_.type = type;
+  }
+  Row& range(double lo, double hi) { return f_.min = lo, f_.max = hi, *this; }
+  Row& required() { return f_.required = true, *this; }
+  Row& always() { return f_.emit = Emit::always, *this; }
+  Row& with_section() { return f_.emit = Emit::with_section, *this; }
+  Row& derived(std::string how) { return f_.default_text = std::move(how), *this; }
+  Row& search(std::string column, int tier, int order) {
+    f_.search_column = std::move(column), f_.search_tier = tier, f_.search_order = order;
+    return *this;
+  }
+  Row& noun(std::string n) { return f_.noun = std::move(n), *this; }
+  Row& non_empty() { return f_.non_empty = true, *this; }
+  Row& help(std::string text) { return f_.help = std::move(text), *this; }
+  Row& only_if(std::string (*refuse)(const JobSpec&), std::string applies_to) {
+    f_.refuse = refuse, f_.applies_to = std::move(applies_to);
+    return *this;
+  }
+  Row& choices(std::vector<std::string> names) { return f_.choices = std::move(names), *this; }
+  // After the value is stored (batch_size and batch_tokens are one micro-batch under two spellings).
+  Row& then(void (*after)(JobSpec&)) {
+    auto set = f_.set;
+    f_.set = [set, after](JobSpec& j, const FieldValue& v) { set(j, v), after(j); };
+    return *this;
+  }
+
+  // Binds a plain member: `ref` is a generic lambda returning the member for a JobSpec& or const&.
+  template <class Ref>
+  Row& bind(Ref ref) {
+    using T = std::remove_reference_t<decltype(ref(std::declval<JobSpec&>()))>;
+    const bool integral = f_.type == FieldType::integer;
+    f_.get = [ref, integral](const JobSpec& j) -> FieldValue { return to_value(ref(j), integral); };
+    f_.set = [ref](JobSpec& j, const FieldValue& v) { from_value(ref(j), v); };
+    static_assert(!std::is_enum_v<T>, "enum members bind with bind_enum");
+    return *this;
+  }
+
+  // Binds an enum member (E, optional<E> or vector<E>) through its name table.
+  template <class Ref, class E>
+  Row& bind_enum(Ref ref, const EnumNames<E>& names) {
+    f_.choices = names_of(names);
+    const EnumNames<E>* table = &names;
+    f_.get = [ref, table](const JobSpec& j) -> FieldValue { return enum_value(ref(j), *table); };
+    f_.set = [ref, table](JobSpec& j, const FieldValue& v) { enum_from_value(ref(j), v, *table); };
+    return *this;
+  }
+
+  operator JobField() const { return f_; }
+
+ private:
+  template <class T>
+  static FieldValue to_value(const T& v, bool integral) {
+    if constexpr (is_optional<T>::value) {
+      return v ? to_value(*v, integral) : FieldValue{};
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return v;
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<long long>(v);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (integral) return static_cast<long long>(v);
+      return v;
+    } else {
+      return v;  // std::string, std::vector<std::string>
+    }
+  }
+  template <class T>
+  static void from_value(T& member, const FieldValue& v) {
+    if constexpr (is_optional<T>::value) {
+      if (std::holds_alternative<std::monostate>(v)) {
+        member.reset();
+      } else {
+        typename T::value_type inner{};
+        from_value(inner, v);
+        member = inner;
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      member = std::get<bool>(v);
+    } else if constexpr (std::is_arithmetic_v<T>) {
+      member = std::holds_alternative<long long>(v) ? static_cast<T>(std::get<long long>(v))
+                                                      : static_cast<T>(std::get<double>(v));
+    } else {
+      member = std::get<T>(v);
+    }
+  }
+  template <class T, class E>
+  static FieldValue enum_value(const T& v, const EnumNames<E>& names) {
+    if constexpr (is_optional<T>::value) {
+      return v ? FieldValue{std::string(name_of(names, *v))} : FieldValue{};
+    } else if constexpr (std::is_enum_v<T>) {
+      return std::string(name_of(names, v));
+    } else {
+      std::vector<std::string> out;
+      for (E e : v) out.emplace_back(name_of(names, e));
+      return out;
+    }
+  }
+  template <class T, class E>
+  static void enum_from_value(T& member, const FieldValue& v, const EnumNames<E>& names) {
+    if constexpr (is_optional<T>::value) {
+      if (std::holds_alternative<std::monostate>(v)) member.reset();
+      else member = parse_named(names, std::get<std::string>(v), "value");
+    } else if constexpr (std::is_enum_v<T>) {
+      member = parse_named(names, std::get<std::string>(v), "value");
+    } else {
+      member.clear();
+      for (const auto& name : std::get<std::vector<std::string>>(v)) member.push_back(parse_named(names, name, "value"));
+    }
+  }
+
+  JobField f_;
+};
+
+Row section(std::string key, std::string help) { return std::move(Row(std::move(key), FieldType::section).help(std::move(help))); }
+
+std::vector<std::string> low_precision_module_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, covers] : low_precision_modules()) out.push_back(name);
+  return out;
+}
+
+// finetune's keys beyond method belong to adapter jobs; the quantisation keys to QLoRA alone.
+std::string unless_lora(const JobSpec& j) {
+  return j.finetune.lora() ? "" : "applies to method: lora or qlora only (method: full trains every weight)";
+}
+std::string unless_qlora(const JobSpec& j) {
+  if (!j.finetune.lora()) return unless_lora(j);
+  return j.finetune.quantized_base() ? "" : "applies to method: qlora only (a LoRA base is not quantised)";
+}
+
+using F = FieldType;
+#define REF(member) [](auto& j) -> auto& { return j.member; }
+
+std::vector<JobField> build_table() {
+  return {
+      Row("model", F::text).bind(REF(model)).required().always()
+          .help("model zoo id (configs/models/) or a path to a model YAML or Hugging Face config.json, relative to the job file"),
+      Row("precision", F::choice).bind(REF(precision)).choices(precision_ids()).noun("precision").required().always()
+          .search("", 4, 6).help("precision policy: how the step computes and stores tensors"),
+      Row("framework", F::choice).bind_enum(REF(framework), framework_names()).always()
+          .help("framework the job runs on: launch overheads, default activation layout, graph compilation"),
+      Row("codebase", F::text).bind(REF(codebase))
+          .derived("unknown: a typical codebase").help("training codebase (e.g. megatron-bridge, torchtitan, dle-pytorch); a bundle's codebase_offsets name those it has runs of"),
+      Row("attention_kernel", F::choice).bind(REF(attention_kernel)).choices(attention_kernel_ids())
+          .derived("the memory convention's").help("fused-attention kernel family the stack runs"),
+      Row("fp8_recipe", F::choice).bind(REF(fp8_recipe)).choices(fp8_recipe_ids())
+          .derived("tensorwise").help("how FP8 GEMMs scale their operands; read only when the precision's GEMMs run in FP8"),
+      Row("xla", F::flag).bind(REF(xla)).help("graph-compiled with XLA"),
+      Row("memory_format", F::choice).bind_enum(REF(memory_format), memory_format_names())
+          .derived("nchw under pytorch, nhwc otherwise").help("activation layout of convolutions"),
+      Row("batch_size", F::integer).bind(REF(batch_size)).range(1, 100'000'000).then([](JobSpec& j) { j.batch_tokens = 0; })
+          .derived("required unless batch_tokens").search("micro-batch", 0, 19).help("micro-batch per GPU in samples; exactly one of batch_size and batch_tokens"),
+      Row("batch_tokens", F::integer).bind(REF(batch_tokens)).range(1, 10'000'000'000).then([](JobSpec& j) { j.batch_size = 0; })
+          .derived("required unless batch_size").search("micro-tokens", 0, 20).help("tokens per GPU per micro-batch, for token-batched jobs"),
+      Row("seq_len", F::integer).bind(REF(seq_len)).range(1, 10'000'000)
+          .derived("required for sequence models").search("", 0, 8).help("sequence length (the padded or packed length)"),
+      Row("grad_accum", F::integer).bind(REF(grad_accum)).range(1, 1'000'000).always()
+          .search("", 4, 18).help("micro-batches per optimizer step; derived when global_batch_size is given"),
+      Row("global_batch_size", F::integer).bind(REF(global_batch_size)).range(1, 1e12)
+          .derived("batch_size x data-parallel degree x grad_accum").search("global batch", 4, 17)
+          .help("samples per optimizer step; grad_accum is derived from it"),
+      Row("optimizer", F::choice).bind_enum(REF(optimizer), optimizer_names()).always()
+          .search("", 4, 7).help("optimizer: its state tensors and update traffic"),
+
+      section("cluster", "the GPUs the job runs on").required().always(),
+      Row("cluster.gpu", F::text).bind(REF(cluster.gpu)).required().always()
+          .search("GPU", 4, 1).help("GPU catalog id (configs/gpus/)"),
+      Row("cluster.num_gpus", F::integer).bind(REF(cluster.num_gpus)).range(1, 1'000'000).always()
+          .search("GPUs", 4, 2).help("GPUs in the job"),
+      Row("cluster.gpus_per_node", F::integer).bind(REF(cluster.gpus_per_node)).range(1, 1024)
+          .derived("min(num_gpus, 8, the GPU's maximum)").search("per node", 4, 3).help("GPUs per node"),
+      Row("cluster.inter_node", F::text).bind(REF(cluster.inter_node))
+          .derived("the GPU's default fabric").search("fabric", 4, 4).help("fabric between nodes (configs/fabrics/)"),
+      Row("cluster.nccl_p2p", F::flag).bind(REF(cluster.nccl_p2p))
+          .help("NCCL peer-to-peer inside a node; false: NCCL_P2P_DISABLE=1, collectives staged through host memory"),
+      Row("cluster.power_limit_w", F::number).bind(REF(cluster.power_limit_w)).range(1, 5000)
+          .derived("the GPU's default limit").search("", 4, 5).help("what-if power cap per GPU in W, within the GPU's range"),
+
+      section("run", "how long the job runs: exactly one of steps | epochs + dataset_size | tokens"),
+      Row("run.steps", F::integer).bind(REF(run.steps)).range(1, 1e15).help("optimizer steps"),
+      Row("run.epochs", F::number).bind(REF(run.epochs)).range(1e-6, 1e9).help("passes over dataset_size samples"),
+      Row("run.dataset_size", F::integer).bind(REF(run.dataset_size)).range(1, 1e15).help("samples per epoch"),
+      Row("run.tokens", F::number).bind(REF(run.tokens)).range(1, 1e18).help("training tokens"),
+
+      section("cost", "what the GPUs cost"),
+      Row("cost.usd_per_gpu_hour", F::number).bind(REF(usd_per_gpu_hour)).range(0, 1e6)
+          .derived("the catalog's price").help("price of one GPU hour of cluster.gpu (another GPU in a sweep or search takes its catalog price)"),
+
+      section("parallelism", "model-parallel degrees; data parallelism takes the remaining GPUs"),
+      Row("parallelism.tensor", F::integer).bind(REF(parallelism.tensor)).range(1, 1024).with_section()
+          .search("TP", 1, 9).help("tensor-parallel degree"),
+      Row("parallelism.pipeline", F::integer).bind(REF(parallelism.pipeline)).range(1, 4096).with_section()
+          .search("PP", 2, 10).help("pipeline stages"),
+      Row("parallelism.virtual_pipeline", F::integer).bind(REF(parallelism.virtual_pipeline)).range(1, 1024).with_section()
+          .search("VP", 3, 11).help("interleaved model chunks per pipeline stage"),
+      Row("parallelism.context", F::integer).bind(REF(parallelism.context)).range(1, 1024).with_section()
+          .search("CP", 1, 12).help("context-parallel degree (the sequence split over GPUs)"),
+      Row("parallelism.expert", F::integer).bind(REF(parallelism.expert)).range(1, 4096).with_section()
+          .search("EP", 1, 13).help("expert-parallel degree"),
+      Row("parallelism.data", F::integer).bind(REF(parallelism.data)).range(1, 1'000'000)
+          .derived("num_gpus / (tensor x pipeline x context)").help("data-parallel degree"),
+
+      Row("sharding", F::choice).bind_enum(REF(sharding), sharding_names())
+          .search("", 4, 15).help("how the data-parallel group shards the training state"),
+      Row("activation_checkpointing", F::choice).bind_enum(REF(activation_checkpointing), recompute_names())
+          .search("recompute", 4, 16).help("what the backward recomputes"),
+      Row("sequence_parallel", F::flag).bind(REF(parallelism.sequence_parallel))
+          .search("SP", 1, 14).help("Megatron sequence parallelism inside the tensor-parallel group"),
+
+      section("finetune", "full training or low-rank adapters (LoRA, QLoRA)"),
+      Row("finetune.method", F::choice).bind_enum(REF(finetune.method), finetune_method_names()).with_section()
+          .help("which weights train"),
+      Row("finetune.rank", F::integer).bind(REF(finetune.rank)).only_if(unless_lora, "lora and qlora").range(1, 1'000'000).with_section()
+          .derived("required for lora and qlora").help("the adapters' inner dimension"),
+      Row("finetune.targets", F::choice_list).bind_enum(REF(finetune.targets), lora_target_names()).only_if(unless_lora, "lora and qlora").with_section()
+          .noun("target").non_empty().derived("[attention, mlp] for lora and qlora").help("projections that get adapters"),
+      Row("finetune.double_quant", F::flag).bind(REF(finetune.double_quant)).only_if(unless_qlora, "qlora").help("qlora: quantised quantisation constants"),
+      Row("finetune.quantized_keeps_inputs", F::flag).bind(REF(finetune.quantized_keeps_inputs)).only_if(unless_qlora, "qlora")
+          .help("qlora: each 4-bit projection keeps its input for backward (bitsandbytes before 0.43.2)"),
+      Row("finetune.quantized_head", F::flag).bind(REF(finetune.quantized_head)).only_if(unless_qlora, "qlora")
+          .help("qlora: the LM head is stored in 4 bits too (litgpt)"),
+      Row("finetune.quantized_from_fp16", F::flag).bind(REF(finetune.quantized_from_fp16)).only_if(unless_qlora, "qlora")
+          .help("qlora: 4-bit weights quantised from FP16, so an FP16 and a compute-dtype copy are live (litgpt)"),
+      Row("finetune.dropout", F::number).bind(REF(finetune.dropout)).only_if(unless_lora, "lora and qlora").range(0, 1)
+          .help("lora and qlora: the adapters' dropout probability, below 1"),
+      Row("finetune.adapter_modules", F::choice).bind_enum(REF(finetune.adapter_modules), adapter_modules_names()).only_if(unless_lora, "lora and qlora")
+          .help("adapter modules per fused projection"),
+
+      Row("avg_seq_len", F::number).bind(REF(sequences.avg_seq_len)).range(1, 1e7)
+          .derived("seq_len: every slot a real token").help("real tokens per sequence (unpadded data); with packing, the mean document length"),
+      Row("packing", F::flag).bind(REF(sequences.packing)).help("documents packed into seq_len"),
+      Row("attention_mask", F::choice).bind_enum(REF(sequences.attention_mask), attention_mask_names())
+          .help("attention over the whole sequence, or within each packed document"),
+
+      section("memory", "how the framework stores the training state; each field left out takes the convention's value"),
+      Row("memory.convention", F::choice).bind(REF(memory.convention)).choices(memory_convention_ids())
+          .derived("the precision policy's default").help("memory convention"),
+      Row("memory.grad_dtype", F::choice).bind(REF(memory.grad_dtype)).choices(state_dtype_names())
+          .derived("the convention's").help("dtype of the stored gradients"),
+      Row("memory.optimizer_dtype", F::choice).bind(REF(memory.optimizer_dtype)).choices(state_dtype_names())
+          .derived("the convention's").help("dtype of the optimizer states"),
+      Row("memory.master_weights", F::flag).bind(REF(memory.master_weights))
+          .derived("the convention's").help("an FP32 master copy of 16-bit weights"),
+      Row("memory.cross_entropy", F::choice).bind(REF(memory.cross_entropy)).choices(cross_entropy_names())
+          .derived("the convention's").help("how the loss keeps its logits"),
+      Row("memory.grad_sync", F::choice).bind_enum(REF(memory.grad_sync), grad_sync_names())
+          .derived("micro_batch").help("when data-parallel gradients are reduced under gradient accumulation"),
+      Row("memory.frozen_grads", F::flag).bind(REF(memory.frozen_grads))
+          .help("frozen weights get gradients too (FSDP1 flat parameters mixing frozen and trainable weights)"),
+      Row("memory.untie_embeddings", F::flag).bind(REF(memory.untie_embeddings))
+          .help("the framework keeps its own LM head where the model ties it to the token table (litgpt)"),
+
+      section("energy", "facility and grid figures for energy and carbon"),
+      Row("energy.pue", F::number).bind(REF(energy.pue)).range(1, 5).derived("the GPU's data-centre default")
+          .help("power usage effectiveness of the facility"),
+      Row("energy.grid_gco2_per_kwh", F::number).bind(REF(energy.grid_gco2_per_kwh)).range(0, 5000)
+          .derived("none: no carbon figure").help("grid carbon intensity, g CO2e per kWh"),
+      Row("energy.host_w_per_gpu", F::number).bind(REF(energy.host_w_per_gpu)).range(0, 10000)
+          .derived("the node's share from the catalog").help("host power (CPUs, memory, NICs) per GPU in W"),
+
+      section("low_precision", "GEMMs a recipe keeps in BF16 while the policy's others run FP8/FP4"),
+      Row("low_precision.bf16_first_layers", F::integer).bind(REF(low_precision.bf16_first_layers)).range(0, 100'000)
+          .help("first blocks of the main stack kept in BF16"),
+      Row("low_precision.bf16_last_layers", F::integer).bind(REF(low_precision.bf16_last_layers)).range(0, 100'000)
+          .help("last blocks of the main stack kept in BF16"),
+      Row("low_precision.bf16_modules", F::choice_list).bind(REF(low_precision.bf16_modules)).choices(low_precision_module_names())
+          .noun("module").help("modules kept in BF16 by name"),
+
+      Row("mtp_depth", F::integer).bind(REF(mtp_depth)).range(1, 64)
+          .derived("one per MTP module of the model").help("multi-token prediction depths run per step"),
+  };
+}
+#undef REF
+
+}  // namespace
+
+const EnumNames<FieldType>& field_type_names() {
+  static const EnumNames<FieldType> names = {
+      {FieldType::text, "text", ""},       {FieldType::integer, "integer", ""},
+      {FieldType::number, "number", ""},   {FieldType::flag, "true | false", ""},
+      {FieldType::choice, "one of", ""},   {FieldType::choice_list, "list of", ""},
+      {FieldType::section, "mapping", ""},
+  };
+  return names;
+}
+
+std::string JobField::section() const {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? std::string() : key.substr(0, dot);
+}
+std::string JobField::name() const {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+const std::vector<JobField>& job_fields() {
+  static const std::vector<JobField> fields = build_table();
+  return fields;
+}
+
+const JobField* find_job_field(std::string_view key) {
+  for (const auto& f : job_fields())
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+const JobField& job_field(std::string_view key) {
+  if (const JobField* f = find_job_field(key)) return *f;
+  throw std::logic_error("job_field: no field " + std::string(key));
+}
+
+const std::vector<std::string>& section_keys(std::string_view section) {
+  static const auto by_section = [] {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out{{"", {}}};
+    for (const auto& f : job_fields()) {
+      if (f.type == FieldType::section) out.push_back({f.key, {}});
+      for (auto& [s, keys] : out)
+        if (s == f.section()) keys.push_back(f.name());
+    }
+    return out;
+  }();
+  for (const auto& [s, keys] : by_section)
+    if (s == section) return keys;
+  throw std::logic_error("section_keys: no section " + std::string(section));
+}
+
+std::string field_text(const FieldValue& v) {
+  if (std::holds_alternative<bool>(v)) return std::get<bool>(v) ? "true" : "false";
+  if (std::holds_alternative<long long>(v)) return std::to_string(std::get<long long>(v));
+  if (std::holds_alternative<double>(v)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", std::get<double>(v));
+    return text;
+  }
+  if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  if (std::holds_alternative<std::vector<std::string>>(v)) {
+    std::string out;
+    for (const auto& e : std::get<std::vector<std::string>>(v)) out += (out.empty() ? "" : ",") + e;
+    return "[" + out + "]";
+  }
+  return "";
+}
+
+FieldValue field_value_from_text(const JobField& f, const std::string& text) {
+  if (text.empty() && f.type != FieldType::text && f.type != FieldType::choice) return {};
+  switch (f.type) {
+    case FieldType::integer:
+      return std::stoll(text);
+    case FieldType::number:
+      return std::stod(text);
+    case FieldType::flag:
+      return text == "true";
+    case FieldType::text:
+    case FieldType::choice:
+      return text;
+    case FieldType::choice_list:
+    case FieldType::section:
+      break;
+  }
+  throw std::logic_error("field_value_from_text: " + f.key + " has no single-value text");
+}
+
+}  // namespace ptp
