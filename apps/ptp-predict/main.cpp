@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   app.add_flag("--describe-job-spec", describe_job_spec,
                "print the reference of every job-spec field as Markdown (docs/job-spec.md) and exit")
       ->excludes(jobs);
+  auto* emit_job = app.add_flag("--emit-job", "print each job as read, with --set/--unset applied, as a job file "
+                                              "(YAML; predicting it gives the same answer) and exit");
   std::string formats;
   for (const auto& f : ptp::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
   app.add_option("--format", req.format, formats)->check(CLI::IsMember(ptp::output_format_names()));
@@ -88,6 +90,13 @@ int main(int argc, char** argv) {
     // Removals first, so --unset finetune --set finetune.method=lora,... replaces a whole section.
     for (const auto& s : unsets) req.overrides.push_back(ptp::parse_unset(s));
     for (const auto& s : sets) req.overrides.push_back(ptp::parse_override(s));
+    if (*emit_job) {
+      std::string text;
+      for (const auto& f : req.job_files)
+        text += (text.empty() ? "" : "---\n") + ptp::merged_job_yaml(f, req.overrides);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return 0;
+    }
     for (const auto& s : sweeps) req.sweeps.push_back(ptp::parse_sweep_axis(s));
     if (max_hours >= 0) req.max_hours = max_hours;
     if (max_cost >= 0) req.max_cost = max_cost;

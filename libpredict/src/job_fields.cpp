@@ -263,6 +263,27 @@ std::vector<JobField> build_table() {
       Row("attention_mask", F::choice).bind_enum(REF(sequences.attention_mask), attention_mask_names())
           .help("attention over the whole sequence, or within each packed document"),
 
+      section("overlap", "what the stack overlaps with compute; a field left out takes the predictor's assumption, "
+                         "which the output states"),
+      Row("overlap.tp_comm", F::flag).bind(REF(overlap.tp_comm)).derived("assumed: half of TP communication exposed")
+          .search("TP overlap", 4, 21)
+          .help("TP collectives overlap the neighbouring GEMMs (Megatron --tp-comm-overlap, torchtitan async TP); "
+                "false exposes them fully"),
+      Row("overlap.grad_reduce", F::flag).bind(REF(overlap.grad_reduce)).derived("assumed: overlapped")
+          .search("grad overlap", 4, 22)
+          .help("data-parallel gradient reductions overlap the backward (Megatron --overlap-grad-reduce, DDP buckets)"),
+      Row("overlap.param_gather", F::flag).bind(REF(overlap.param_gather)).derived("assumed: overlapped")
+          .search("gather overlap", 4, 23)
+          .help("sharded-weight all-gathers overlap the forward (Megatron --overlap-param-gather, FSDP prefetch)"),
+      Row("overlap.p2p", F::flag).bind(REF(overlap.p2p)).derived("assumed: half of pipeline sends exposed")
+          .search("p2p overlap", 4, 24)
+          .help("pipeline sends and receives overlap compute (Megatron --overlap-p2p-comm)"),
+      Row("overlap.a2a", F::flag).bind(REF(overlap.a2a)).derived("assumed: not overlapped")
+          .search("a2a overlap", 4, 25)
+          .help("expert all-to-all overlaps compute (Megatron --overlap-moe-expert-parallel-comm, DeepEP)"),
+      Row("cuda_graphs", F::flag).bind(REF(cuda_graphs)).derived("assumed: eager launches")
+          .search("CUDA graphs", 4, 26).help("the step replays as CUDA graphs: no per-kernel host launch"),
+
       section("memory", "how the framework stores the training state; each field left out takes the convention's value"),
       Row("memory.convention", F::choice).bind(REF(memory.convention)).choices(memory_convention_ids())
           .derived("the precision policy's default").help("memory convention"),

@@ -279,6 +279,16 @@ bool channels_first(const JobSpec& job) {
   return job.memory_format ? *job.memory_format == MemoryFormat::nchw : job.framework == Framework::pytorch;
 }
 
+std::string merged_job_yaml(const std::string& path, const std::vector<Override>& overrides) {
+  JobSpec job = load_job_spec(path, overrides);
+  if (model_is_path(job.model)) {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(job.model, ec);
+    if (!ec) job.model = absolute.lexically_normal().string();
+  }
+  return job_spec_to_yaml(job);
+}
+
 std::string job_spec_to_yaml(const JobSpec& j) {
   YAML::Emitter out;
   out << YAML::BeginMap;

@@ -150,7 +150,7 @@ TEST_CASE("a relative model path works from another directory and in every sweep
   fs::remove_all(dir);
 }
 
-TEST_CASE("--describe-job-spec prints docs/job-spec.md, and takes no job", "[cli][job_fields]") {
+TEST_CASE("ptp-predict --describe-job-spec prints docs/job-spec.md, and takes no job", "[cli][job_fields]") {
   const auto r = run_command(predict("--describe-job-spec"));
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
@@ -159,4 +159,24 @@ TEST_CASE("--describe-job-spec prints docs/job-spec.md, and takes no job", "[cli
   const auto both = run_command(predict("--describe-job-spec " + source_path("configs/jobs/bert-large-amp-16xa100.yaml")));
   CHECK(both.exit_code == 2);
   CHECK(both.out.empty());
+}
+
+TEST_CASE("ptp-predict --emit-job writes the job as read, flags applied, and predicting it gives the same answer", "[cli][job_fields]") {
+  for (const auto& job : example_jobs()) {
+    INFO(job);
+    const std::string flags = " --set overlap.grad_reduce=false --set cuda_graphs=true";
+    const auto emitted = run_command(predict(job + flags + " --emit-job"));
+    REQUIRE(emitted.exit_code == 0);
+    CHECK_THAT(emitted.out, Catch::Contains("cuda_graphs: true") && Catch::Contains("grad_reduce: false"));
+    const auto file = ptp::test::write_temp_file("emitted.yaml", emitted.out);
+    const auto original = run_command(predict(job + flags + " --format json"));
+    const auto again = run_command(predict(file + " --format json"));
+    REQUIRE(original.exit_code == 0);
+    CHECK(again.out == original.out);
+  }
+  const auto bad = run_command(predict(source_path("configs/jobs/bert-large-amp-16xa100.yaml") +
+                                       " --emit-job --set overlap.tp_comm=sometimes"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK_THAT(bad.err, Catch::Contains("overlap.tp_comm: expected true or false"));
 }

@@ -23,8 +23,10 @@ Traffic bucketed(Collective c, double bytes, const CommGroup& g, const ResolvedJ
   return t;
 }
 // What a side-stream collective adds to the critical path when `compute` seconds can hide it.
-double exposed(const Traffic& t, double compute, const ParallelConstants& pk) {
+// A stack that does not overlap it (overlap.grad_reduce / param_gather: false) waits for all of it.
+double exposed(const Traffic& t, double compute, const ParallelConstants& pk, bool overlapped) {
   if (t.seconds <= 0) return 0;
+  if (!overlapped) return t.seconds;
   return std::max(t.last_bucket, t.seconds - pk.dp_overlap * compute);
 }
 }  // namespace
@@ -49,6 +51,8 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
     CommGroup group;
   };
   const auto& mem = job.job.memory;
+  const bool reduce_hidden = job.job.overlap.grad_reduce.value_or(true);
+  const bool gather_hidden = job.job.overlap.param_gather.value_or(true);
   const std::vector<Part> parts{{s.params - s.expert_params, s.frozen_params - s.frozen_expert_params,
                                  mem.frozen_grads ? s.frozen_linear_params : 0,
                                  l.sharding == Sharding::hsdp ? hsdp_shard_group(l) : dp_group(l)},
@@ -61,20 +65,20 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
     if (l.sharding == Sharding::none) {
       const auto ar = bucketed(Collective::all_reduce, v.all_reduce, part.group, job, k);
       out.total += ar.seconds;
-      out.exposed += exposed(ar, bwd, pk);
+      out.exposed += exposed(ar, bwd, pk, reduce_hidden);
     } else if (!l.shards_params()) {  // ZeRO-1, ZeRO-2
       // Reduce-scatter overlaps the last backward; the parameter all-gather the next first forward.
       const auto rs = bucketed(Collective::reduce_scatter, v.reduce_scatter, part.group, job, k);
       const auto ag = bucketed(Collective::all_gather, v.all_gather, part.group, job, k);
       out.total += rs.seconds + ag.seconds;
-      out.exposed += exposed(rs, bwd, pk) + exposed(ag, fwd, pk);
+      out.exposed += exposed(rs, bwd, pk, reduce_hidden) + exposed(ag, fwd, pk, gather_hidden);
     } else if (l.pp > 1) {
       // FSDP under a pipeline schedule keeps the stage's weights gathered for the whole step and
       // reduce-scatters once after the last micro-batch (torchtitan, Megatron FSDP): ZeRO-1 traffic.
       const auto ag = bucketed(Collective::all_gather, (part.params + frozen) * gather_bytes, part.group, job, k, units);
       const auto rs = bucketed(Collective::reduce_scatter, part.params * grad_bytes, part.group, job, k, units);
       out.total += ag.seconds + rs.seconds;
-      out.exposed += exposed(ag, fwd, pk) + exposed(rs, bwd, pk);
+      out.exposed += exposed(ag, fwd, pk, gather_hidden) + exposed(rs, bwd, pk, reduce_hidden);
     } else {
       // Per micro-batch: gather block by block ahead of forward, again ahead of backward, and
       // reduce-scatter the block's gradients behind it; under no_sync accumulation
@@ -85,14 +89,18 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
       const auto rs = bucketed(Collective::reduce_scatter, reduced * grad_bytes, part.group, job, k, units);
       const Traffic back{ag.seconds + rs.seconds, ag.last_bucket + rs.last_bucket};
       out.total += m * 2 * ag.seconds + reductions * rs.seconds;
-      out.exposed += m * exposed(ag, fwd, pk) + reductions * exposed(back, bwd, pk) +
-                     (m - reductions) * exposed(ag, bwd, pk);
+      // Behind the backward the block's gather and reduce-scatter share one side stream.
+      const double behind = reduce_hidden && gather_hidden
+                                ? exposed(back, bwd, pk, true)
+                                : exposed(ag, bwd, pk, gather_hidden) + exposed(rs, bwd, pk, reduce_hidden);
+      out.exposed += m * exposed(ag, fwd, pk, gather_hidden) + reductions * behind +
+                     (m - reductions) * exposed(ag, bwd, pk, gather_hidden);
       if (l.sharding == Sharding::hsdp && part.group.size < l.dp * l.cp) {
         // Then the shard's gradients are all-reduced across the replicas (one rank per node).
         const CommGroup replicas{l.dp * l.cp / part.group.size, 1};
         const auto ar = bucketed(Collective::all_reduce, part.params / part.group.size * grad_bytes, replicas, job, k);
         out.total += ar.seconds;
-        out.exposed += exposed(ar, bwd, pk);
+        out.exposed += exposed(ar, bwd, pk, reduce_hidden);
       }
     }
   }

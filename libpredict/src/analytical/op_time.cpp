@@ -206,8 +206,10 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   // Data and weight gradients each transpose their two operands; a frozen weight has no weight gradient.
   t.backward_s += (op.frozen ? (op.input_grad ? 1 : 0) : 2) * transposes;
 
+  // A replayed CUDA graph launches its kernels from the GPU: no host launch per kernel.
   double launch_scale = 1.0;
-  if (graph_compiled(job.job)) launch_scale = 0.25;
+  if (job.job.cuda_graphs.value_or(false)) launch_scale = 0;
+  else if (graph_compiled(job.job)) launch_scale = 0.25;
   else if (job.job.framework == Framework::tensorflow || job.job.framework == Framework::mxnet) launch_scale = 0.6;
   double bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
   if (op.frozen) bwd_kernels = op.bwd_flops > 0 ? reps : 0;  // the data gradient, or nothing

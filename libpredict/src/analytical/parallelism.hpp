@@ -4,6 +4,7 @@
 // workload, which ranks talk to which, and the arithmetic of schedules, volumes and FLOPs. Private
 // to libpredict (and tests/llm); the public surface is predict_analytical().
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,16 @@ struct ParallelConstants {
   // with attention, as DP collectives share them with compute (dp_overlap's reasoning and value; an
   // assumption, no CP-resolved measurement is in the data). Before, long sequences showed none.
   double cp_hidden_max = 0.85;
+  // A collective the job states as overlapped (overlap.*: true) hides behind the compute beside it,
+  // at most this share of it, for the same reason (dp_overlap, cp_hidden_max).
+  double stated_hidden_max = 0.85;
 };
+
+// Seconds of a `comm`-second model-parallel collective left on the critical path, where `compute`
+// seconds of work could hide it: unset, the assumed exposed share; false, all of it; true, what the
+// compute hides, at most stated_hidden_max of it.
+double exposed_comm(double comm, double compute, std::optional<bool> overlapped, double assumed_exposed,
+                    const ParallelConstants& pk);
 
 // The parallel layout of a resolved job, with derived group sizes.
 struct Layout {

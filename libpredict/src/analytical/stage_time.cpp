@@ -98,7 +98,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     if (l.recompute == Recompute::full) n += s.tp_sublayers / 2.0 * v.collectives / 2.0;  // recomputed forward repeats its collectives
     n += (first ? v.collectives / 4.0 : 0) + (last ? v.collectives / 4.0 : 0);  // vocab-parallel embedding / head
     t.tp_comm = n * one;
-    t.tp_exposed = t.tp_comm * pk.tp_exposed;
+    t.tp_exposed = exposed_comm(t.tp_comm, t.gpu_gemm, job.job.overlap.tp_comm, pk.tp_exposed, pk);
   }
   if (l.cp > 1 && l.hidden > 0) {
     const double bytes = cp_bytes_per_block(tokens, l.kv_dim / l.tp, l.elem_bytes, l.cp);
@@ -110,16 +110,23 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
     const double routed = tokens / (l.sp ? l.tp : 1);
     const double bytes = ep_bytes_per_block(routed, l.expert_width, std::max(1.0, l.experts_per_token), l.elem_bytes);
     t.ep_comm = s.moe_blocks * 4 * collective_seconds(Collective::all_to_all, bytes / 4, ep_group(l), job, k);
-    t.ep_exposed = t.ep_comm * pk.a2a_exposed;
+    t.ep_exposed = exposed_comm(t.ep_comm, t.gpu_fwd + t.gpu_bwd, job.job.overlap.a2a, pk.a2a_exposed, pk);
   }
   if (l.pp > 1) {
     // Activations (and their gradients) cross each chunk boundary; Megatron sends them split over
     // the TP ranks (scatter-gather optimisation / sequence parallel).
     const double bytes = tokens * l.hidden * l.elem_bytes / l.tp;
     t.p2p_comm = 2.0 * l.vp * p2p_seconds(bytes, pp_peer_same_node(l), job, k);
-    t.p2p_exposed = t.p2p_comm * pk.p2p_exposed;
+    t.p2p_exposed = exposed_comm(t.p2p_comm, t.gpu_fwd + t.gpu_bwd, job.job.overlap.p2p, pk.p2p_exposed, pk);
   }
   return t;
+}
+
+double exposed_comm(double comm, double compute, std::optional<bool> overlapped, double assumed_exposed,
+                    const ParallelConstants& pk) {
+  if (!overlapped) return comm * assumed_exposed;
+  if (!*overlapped) return comm;
+  return std::max(comm * (1 - pk.stated_hidden_max), comm - compute);
 }
 
 }  // namespace ptp

@@ -60,10 +60,12 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
     comm_free = start + dur;
     pending = 0;
   };
+  // A stack that does not overlap the reduction (overlap.grad_reduce: false) starts it after the backward.
+  const bool overlapped = job.job.overlap.grad_reduce.value_or(true);
   for (std::size_t i = layers.size(); i-- > 0;) {
     t += layers[i].backward_s * scale;
     pending += layer_params[i] * elem;
-    if (pending >= k.bucket_bytes) flush(t);
+    if (pending >= k.bucket_bytes) flush(overlapped ? t : backward_s);
   }
   flush(backward_s);
   s.exposed_s = std::max(0.0, comm_free - backward_s);
@@ -73,6 +75,23 @@ BackwardSchedule schedule_allreduce(const ResolvedJob& job, const std::vector<Tr
 }  // namespace
 
 namespace {
+// The descriptors that act on this job's step, each with what it was taken to mean.
+std::vector<StackAssumption> stack_assumptions(const ResolvedJob& job, const Layout& l) {
+  const auto& o = job.job.overlap;
+  std::vector<StackAssumption> out;
+  auto add = [&](const char* field, std::optional<bool> v, const char* assumed, const char* on, const char* off) {
+    out.push_back({field, v.has_value(), v.value_or(false), !v ? assumed : *v ? on : off});
+  };
+  if (l.tp > 1) add("overlap.tp_comm", o.tp_comm, "half exposed", "overlapped with GEMMs", "exposed");
+  if (l.dp * l.cp > 1) add("overlap.grad_reduce", o.grad_reduce, "overlapped", "overlapped", "exposed");
+  if (l.dp * l.cp > 1 && l.sharding != Sharding::none)
+    add("overlap.param_gather", o.param_gather, "overlapped", "overlapped", "exposed");
+  if (l.pp > 1) add("overlap.p2p", o.p2p, "half exposed", "overlapped", "exposed");
+  if (l.ep > 1) add("overlap.a2a", o.a2a, "exposed", "overlapped", "exposed");
+  add("cuda_graphs", job.job.cuda_graphs, "off", "on", "off");
+  return out;
+}
+
 // Ops the learned compute level declines (no kernel timings of their kind, or a math mode it never
 // saw) are timed by the roofline; above this share of op time the prediction says so.
 constexpr double kRooflineWarnShare = 0.05;
@@ -173,6 +192,7 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   out.seq_len = j.seq_len;
   if (report) out.warnings = job.model->warnings;  // what an import assumed (ModelDesc::warnings)
 
+  out.stack = stack_assumptions(job, l);
   cs.stages = stages_of(job, l);
   const std::vector<Stage>& stages = *cs.stages;
   std::vector<StageTime> times;

@@ -122,6 +122,10 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["framework"] = p.framework;
   j["attention_kernel"] = p.attention_kernel.empty() ? json(nullptr) : json(p.attention_kernel);
   j["fp8_recipe"] = p.fp8_recipe.empty() ? json(nullptr) : json(p.fp8_recipe);
+  j["stack"] = json::array();
+  for (const auto& s : p.stack)
+    j["stack"].push_back({{"field", s.field}, {"stated", s.stated}, {"value", s.stated ? json(s.value) : json(nullptr)},
+                          {"effect", s.effect}});
   j["batch_size"] = p.batch_size;
   j["grad_accum"] = p.grad_accum;
   j["seq_len"] = p.seq_len > 0 ? json(p.seq_len) : json(nullptr);

@@ -149,6 +149,16 @@ std::string render_table(const Prediction& p) {
   if (ly.tensor * ly.pipeline * ly.context * ly.expert > 1 || ly.sharding != Sharding::none ||
       ly.activation_checkpointing != Recompute::none)
     o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
+  if (!p.stack.empty()) {
+    std::string stated, assumed;
+    for (const auto& s : p.stack) {
+      const std::string name = s.field.rfind("overlap.", 0) == 0 ? s.field.substr(8) : s.field;
+      std::string& list = s.stated ? stated : assumed;
+      list += (list.empty() ? "" : ", ") + name + " " + s.effect;
+    }
+    o += "stack      " + (stated.empty() ? "" : "stated: " + stated + (assumed.empty() ? "" : "; ")) +
+         (assumed.empty() ? "" : "assumed: " + assumed) + "\n";
+  }
   o += "predictor  " + p.predictor_kind +
        (p.bundle.empty() ? "" : " (" + p.bundle + (p.bundle_checksum.empty() ? "" : ", " + p.bundle_checksum.substr(0, 12)) + ")") +
        fmt(": compute %.0f%% learned", 100 * p.compute_learned_share) + ", communication " + p.communication_predictor +

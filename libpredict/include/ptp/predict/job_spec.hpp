@@ -116,6 +116,13 @@ struct LowPrecisionSpec {
 // Modules low_precision.bf16_modules may name, with what each covers (workload/low_precision.cpp).
 const std::vector<std::pair<std::string, std::string>>& low_precision_modules();
 
+// What the training stack overlaps with compute, as the user ran it: Megatron's --tp-comm-overlap,
+// --overlap-grad-reduce, --overlap-param-gather, --overlap-p2p-comm and MoE all-to-all overlap;
+// torchtitan's async TP. Unset: the predictor's assumption (ParallelConstants), said in the output.
+struct OverlapSpec {
+  std::optional<bool> tp_comm, grad_reduce, param_gather, p2p, a2a;
+};
+
 struct JobSpec {
   std::string file;  // where it came from, for messages
   std::string model;
@@ -155,6 +162,10 @@ struct JobSpec {
   // modules reuse them in turn (Megatron's mtp_num_layers with mtp_use_repeated_layer).
   int mtp_depth = 0;
   SequenceLayoutSpec sequences;
+  OverlapSpec overlap;
+  // The step is captured and replayed as CUDA graphs (Megatron --enable-cuda-graph / --cuda-graph-impl,
+  // torch.compile mode=reduce-overhead): no per-kernel host launch. Unset: eager launches.
+  std::optional<bool> cuda_graphs;
   MemorySpec memory;
   EnergySpec energy;
   // Where each field was written in `file`: dotted name ("cluster.gpu") -> {line, column}. Fields
@@ -190,5 +201,8 @@ void scope_job_price(JobSpec& job, const std::string& file_gpu, const std::vecto
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});
 // The job spec as YAML text (used to express `runs` rows and to echo resolved jobs).
 std::string job_spec_to_yaml(const JobSpec& job);
+// The job file with its overrides applied, as a job file of its own (ptp-predict --emit-job): every
+// field it sets, a model path made absolute so the text predicts the same from any folder.
+std::string merged_job_yaml(const std::string& path, const std::vector<Override>& overrides);
 
 }  // namespace ptp

@@ -93,6 +93,15 @@ struct CalibrationSummary {
   double uncalibrated_iteration_s = 0;  // this job's step before calibration
 };
 
+// What a prediction took the stack to do, for one descriptor that acts on the job (overlap.*,
+// cuda_graphs): stated in the job file, or assumed by the predictor.
+struct StackAssumption {
+  std::string field;   // the job-spec key
+  bool stated = false;
+  bool value = false;  // when stated
+  std::string effect;  // what the predictor does with it ("half exposed")
+};
+
 struct Prediction {
   // false: the job could not be predicted (e.g. an invalid layout in a sweep); `error` says why and
   // the numbers are zero.
@@ -101,6 +110,7 @@ struct Prediction {
   std::string model, precision, gpu, framework;
   std::string attention_kernel;  // the fused-attention kernel family assumed; empty: no fused attention
   std::string fp8_recipe;        // how FP8 GEMM operands are scaled; empty: no FP8 GEMMs
+  std::vector<StackAssumption> stack;
   int num_gpus = 1, nodes = 1, gpus_per_node = 1, grad_accum = 1;
   double batch_size = 0;
   int seq_len = 0;
