@@ -17,6 +17,7 @@ std::string default_bundle_dir(const std::string& config_dir) {
 Predictor::Predictor(const std::string& config_dir, const std::string& bundle_dir, bool use_bundle)
     : catalogs_(config_dir) {
   if (use_bundle && !bundle_dir.empty()) bundle_ = std::make_unique<LearnedBundle>(LearnedBundle::load(bundle_dir));
+  if (bundle_ && bundle_->compute) bundle_->compute->attach_gpus(&catalogs_.gpus());
 }
 
 Predictor::~Predictor() = default;

@@ -107,6 +107,7 @@ ComputeLevel train_compute_level(const TrainOptions& o, const Catalogs& catalogs
   level.bytes = Booster::train(op_set.x, op_set.y, op_feature_names(), op_params).save_ubj();
   level.model = std::make_unique<LearnedOpModel>(flatten_xgboost_ubj(level.bytes, "compute"), op_set.maths,
                                                  op_set.measured_pairs);
+  level.model->attach_gpus(&catalogs.gpus());
   if (o.cross_validate) o.log("compute model: " + metrics["compute"].dump());
   level.rows = op_set.y.size();
   level.maths = op_set.maths;

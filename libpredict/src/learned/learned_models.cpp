@@ -99,6 +99,26 @@ std::size_t LearnedMemo::LaunchKeyHash::operator()(const LaunchKey& k) const {
   return static_cast<std::size_t>(h);
 }
 
+const GpuSpec* LearnedOpModel::measured_sibling(const GpuSpec& gpu, const OpShape& shape) const {
+  if (!gpus_) return nullptr;
+  const std::string kind = measured_key("", shape);  // "|<math>" or "|memory"
+  const double peak = gpu.has_math(shape.math) ? gpu.peak_flops(shape.math) : gpu.peak_flops("fp32");
+  const double bw = gpu.bandwidth_bytes_per_s();
+  const GpuSpec* best = nullptr;
+  double best_distance = 0;
+  for (const auto& pair : measured_) {  // sorted: ties go to the first id
+    if (pair.size() <= kind.size() || pair.compare(pair.size() - kind.size(), kind.size(), kind) != 0) continue;
+    const GpuSpec* g = gpus_->find(pair.substr(0, pair.size() - kind.size()));
+    // The same kernels at the same clocks: a board capped below its design power by default (Meta's
+    // 500 W Grand Teton H100s) runs them slower than the roofline's clocks assume.
+    if (!g || g->sm_version() != gpu.sm_version() || g->default_power_limit_w != gpu.default_power_limit_w) continue;
+    const double g_peak = g->has_math(shape.math) ? g->peak_flops(shape.math) : g->peak_flops("fp32");
+    const double distance = std::fabs(std::log(g_peak / peak)) + std::fabs(std::log(g->bandwidth_bytes_per_s() / bw));
+    if (!best || distance < best_distance) best = g, best_distance = distance;
+  }
+  return best;
+}
+
 bool LearnedMemo::LaunchKey::operator==(const LaunchKey& o) const { return std::memcmp(this, &o, sizeof o) == 0; }
 
 LearnedOpModel::LearnedOpModel(TreeEnsemble trees, std::set<std::string> maths, std::set<std::string> measured)
@@ -117,7 +137,7 @@ std::optional<double> LearnedOpModel::seconds(const Op& op, const ResolvedJob& j
   }
   if (memo.op_rows.size() > kMaxCachedRows) memo.op_rows.clear();
   if (memo.launches.size() > kMaxCachedRows) memo.launches.clear();
-  double t = 0;
+  double t = 0, bound = 0;  // bound: the siblings' learned time here (negative: some launch has none)
   bool measured = true;
   for (const auto& s : launches) {
     // Repeated layers and their shards ask for the same launches: the memo skips the features.
@@ -126,25 +146,39 @@ std::optional<double> LearnedOpModel::seconds(const Op& op, const ResolvedJob& j
     if (hit == memo.launches.end()) {
       LearnedMemo::LaunchAnswer a;
       a.measured = measured_.count(measured_key(job.gpu->id, s)) > 0;
-      const auto row = op_features(s, *job.gpu);
-      const std::string key = row_key(row);
-      auto it = memo.op_rows.find(key);
-      if (it == memo.op_rows.end()) it = memo.op_rows.emplace(key, trees_.predict_one(row)).first;
-      a.seconds = op_analytical_seconds(s, *job.gpu) * std::exp(static_cast<double>(it->second));
+      auto predicted = [&](const GpuSpec& on) {
+        const auto row = op_features(s, on);
+        const std::string key = row_key(row);
+        auto it = memo.op_rows.find(key);
+        if (it == memo.op_rows.end()) it = memo.op_rows.emplace(key, trees_.predict_one(row)).first;
+        return static_cast<double>(it->second);
+      };
+      const double analytical = op_analytical_seconds(s, *job.gpu);
+      a.seconds = analytical * std::exp(predicted(*job.gpu));
+      if (a.measured) {
+        a.bound_seconds = a.seconds;
+      } else if (const GpuSpec* sibling = measured_sibling(*job.gpu, s)) {
+        a.bound_seconds = analytical * std::exp(predicted(*sibling));
+      }
       if (!memo_key.valid) {
         measured = measured && a.measured;
         t += a.seconds;
+        bound = bound >= 0 && a.bound_seconds >= 0 ? bound + a.bound_seconds : -1;
         continue;
       }
       hit = memo.launches.emplace(memo_key, a).first;
     }
     measured = measured && hit->second.measured;
     t += hit->second.seconds;
+    bound = bound >= 0 && hit->second.bound_seconds >= 0 ? bound + hit->second.bound_seconds : -1;
   }
   // Off the measured GPU x math pairs, shrink the learned time toward the analytical op time
   // (geometric mean at kLearnedOpWeight): there the trees extrapolate from other GPUs' kernels.
   if (!measured && kLearnedOpWeight < 1.0 && t > 0 && analytical_s > 0)
     t = std::exp(kLearnedOpWeight * std::log(t) + (1 - kLearnedOpWeight) * std::log(analytical_s));
+  // Never slower than the measured siblings' kernels at this GPU's rates: a GPU faster than its
+  // sibling stays faster, whatever the trees say of its own features.
+  if (!measured && bound > 0) t = std::min(t, bound);
   return t;
 }
 

@@ -30,6 +30,9 @@ class LearnedMemo {
   struct LaunchAnswer {
     double seconds = 0;  // learned launch time
     bool measured = false;
+    // Measured: the launch time itself; else its measured sibling's learned time at this GPU's
+    // analytical rates (LearnedOpModel::measured_sibling), negative where there is no sibling.
+    double bound_seconds = -1;
   };
 
   // Feature row bytes -> the level's predicted log ratio, kept across jobs.

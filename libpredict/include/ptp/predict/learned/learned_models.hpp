@@ -40,6 +40,15 @@ class LearnedOpModel {
   // (the analytical `analytical_s` answers there).
   std::optional<double> seconds(const Op& op, const ResolvedJob& job, bool backward, double analytical_s,
                                 LearnedMemo& memo) const;
+  // The GPU catalog the measured pairs' GPUs are looked up in. With it, an op on a GPU without kernel
+  // rows for its math is never slower than the trees' answer for a measured GPU of its architecture
+  // (same SM version and default power cap, nearest peak and bandwidth) at this GPU's own analytical
+  // rates: the same kernels at the same clocks, so a GPU faster than its sibling stays faster. Below
+  // that bound the trees answer on the GPU's own features, shrunk toward the analytical time as
+  // before. Trainer and predictor both attach it.
+  void attach_gpus(const GpuCatalog* gpus) { gpus_ = gpus; }
+  // The measured GPU whose correction `gpu` borrows for launches of `shape`'s kind; null: none.
+  const GpuSpec* measured_sibling(const GpuSpec& gpu, const OpShape& shape) const;
   const std::set<std::string>& maths() const { return maths_; }
   const std::set<std::string>& measured() const { return measured_; }
   const TreeEnsemble& trees() const { return trees_; }
@@ -50,6 +59,7 @@ class LearnedOpModel {
   bool launches_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) const;
   std::set<std::string> maths_;  // math modes seen in training; others are declined
   std::set<std::string> measured_;
+  const GpuCatalog* gpus_ = nullptr;
   std::uint64_t id_;  // which memo entries are this model's answers (copies share it: same trees)
 };
 
