@@ -89,10 +89,14 @@ TEST_CASE("anchor figures from the brief", "[models][published]") {
   CHECK(computed_params_m("llama3-8b") == Approx(8030).epsilon(0.02));
 }
 
-// Expected to fail until the 10% gap of Transformer-XL large (283M computed with adaptive input
-// embeddings vs 257M published) is understood. Remove the [!shouldfail] tag when it starts passing.
-TEST_CASE("known discrepancy: transformer-xl-large parameter count", "[models][published][!shouldfail]") {
-  check_published_params("transformer-xl-large");
+// The documented gap (configs/models/README.md): Transformer-XL large computes 282.9M with adaptive
+// input embeddings against the paper's 257M. Pinned here so that a change to the count is seen; when
+// one explains the gap, the model joins the published check above.
+TEST_CASE("transformer-xl-large computes the documented 282.9M, 10 % above the published 257M", "[models][published]") {
+  const ModelDesc m = load_model("transformer-xl-large", models_dir());
+  const double computed = computed_params_m("transformer-xl-large");
+  CHECK(computed == Approx(282.9).epsilon(0.002));
+  CHECK(computed / m.published.at("params_m") == Approx(1.10).epsilon(0.01));
 }
 
 TEST_CASE("shared encoder/decoder embeddings are counted once", "[models][published]") {
