@@ -26,6 +26,32 @@ double optimizer_bytes_per_param(const ResolvedJob& job) {
   return bytes;
 }
 
+// Trainable weight tensors of a stage: one per op that holds trainable parameters (a bias or norm
+// scale beside its weight counts with it).
+double parameter_tensors(const Stage& stage) {
+  double n = 0;
+  for (const Op& op : stage.ops) n += op.params > 0 && !op.frozen ? 1 : 0;
+  return n;
+}
+
+// Kernels PyTorch's single-tensor update launches per parameter tensor (torch/optim/sgd.py, adam.py,
+// adamw.py with foreach=False): SGD one, momentum two (buffer, update), Adam/AdamW seven (two moments,
+// weight decay, the bias-corrected denominator in three, the update), LAMB nine (its trust ratio).
+double optimizer_kernels_per_tensor(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd:
+      return 1;
+    case Optimizer::momentum:
+      return 2;
+    case Optimizer::adam:
+    case Optimizer::adamw:
+      return 7;
+    case Optimizer::lamb:
+      return 9;
+  }
+  return 7;
+}
+
 struct BackwardSchedule {
   double exposed_s = 0;
   std::vector<TraceBucket> buckets;
@@ -88,6 +114,7 @@ std::vector<StackAssumption> stack_assumptions(const ResolvedJob& job, const Lay
     add("overlap.param_gather", o.param_gather, "overlapped", "overlapped", "exposed");
   if (l.pp > 1) add("overlap.p2p", o.p2p, "half exposed", "overlapped", "exposed");
   if (l.ep > 1) add("overlap.a2a", o.a2a, "exposed", "overlapped", "exposed");
+  add("fused_optimizer", job.job.fused_optimizer, "multi-tensor", "multi-tensor", "per tensor");
   add("cuda_graphs", job.job.cuda_graphs, "off", "on", "off");
   return out;
 }
@@ -239,6 +266,10 @@ Prediction compose_step(const ResolvedJob& job, const AnalyticalConstants& k, co
   const double shard = l.shards_optimizer() ? l.dp * l.cp : 1;
   // Sparse embedding updates read the row gradient and read+write the touched rows, per micro-batch.
   b.optimizer = stage.params * optimizer_bytes_per_param(job) / bw / shard + m * stage.sparse_touched * 12 / bw;
+  // A loop over parameter tensors launches the update's kernels for each: launch-bound when tensors are small.
+  if (!j.fused_optimizer.value_or(true))
+    b.optimizer = std::max(b.optimizer, parameter_tensors(stage) * optimizer_kernels_per_tensor(j.optimizer) *
+                                            k.launch_overhead_fwd_s * (j.cuda_graphs.value_or(false) ? 0 : 1));
   b.loss_scaling = p.dynamic_loss_scaling ? stage.params * job.state.grad * 2 / bw + k.loss_scale_sync_s : 0;
 
   out.iteration_s = b.forward + b.backward + b.recompute + b.pp_bubble + b.communication_exposed + b.optimizer +

@@ -166,6 +166,10 @@ struct JobSpec {
   // The step is captured and replayed as CUDA graphs (Megatron --enable-cuda-graph / --cuda-graph-impl,
   // torch.compile mode=reduce-overhead): no per-kernel host launch. Unset: eager launches.
   std::optional<bool> cuda_graphs;
+  // The optimizer steps all parameters in multi-tensor or fused kernels (PyTorch's foreach / fused
+  // AdamW, Apex FusedAdam, Megatron's distributed optimizer); false: a loop of kernels per parameter
+  // tensor (foreach=False). Unset: multi-tensor.
+  std::optional<bool> fused_optimizer;
   MemorySpec memory;
   EnergySpec energy;
   // Where each field was written in `file`: dotted name ("cluster.gpu") -> {line, column}. Fields
