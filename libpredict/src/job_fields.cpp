@@ -281,12 +281,16 @@ std::vector<JobField> build_table() {
       Row("overlap.a2a", F::flag).bind(REF(overlap.a2a)).derived("assumed: not overlapped")
           .search("a2a overlap", 4, 25)
           .help("expert all-to-all overlaps compute (Megatron --overlap-moe-expert-parallel-comm, DeepEP)"),
+      Row("compile", F::flag).bind(REF(compile)).derived("assumed: eager (compiled under xla or jax)")
+          .search("compile", 4, 26)
+          .help("torch.compile or a graph compiler: elementwise and norm chains fuse (their traffic paid once), "
+                "fewer kernel launches"),
       Row("fused_optimizer", F::flag).bind(REF(fused_optimizer)).derived("assumed: multi-tensor kernels")
-          .search("fused optimizer", 4, 26)
+          .search("fused optimizer", 4, 27)
           .help("the optimizer steps all parameters in multi-tensor or fused kernels; false: kernels per parameter "
                 "tensor (PyTorch foreach=False)"),
       Row("cuda_graphs", F::flag).bind(REF(cuda_graphs)).derived("assumed: eager launches")
-          .search("CUDA graphs", 4, 27).help("the step replays as CUDA graphs: no per-kernel host launch"),
+          .search("CUDA graphs", 4, 28).help("the step replays as CUDA graphs: no per-kernel host launch"),
 
       section("memory", "how the framework stores the training state; each field left out takes the convention's value"),
       Row("memory.convention", F::choice).bind(REF(memory.convention)).choices(memory_convention_ids())

@@ -151,3 +151,24 @@ TEST_CASE("an optimizer looping over parameter tensors moves only the optimizer 
   const auto captured = predict(kLaunchBound, "fused_optimizer: false\ncuda_graphs: true\n");
   CHECK(captured.breakdown.optimizer == Approx(fused.breakdown.optimizer).epsilon(1e-12));
 }
+
+TEST_CASE("compile fuses elementwise and norm chains and leaves GEMMs, optimizer and communication", "[stack][physics]") {
+  for (const auto* job : {&kLaunchBound, &kLayered}) {
+    INFO(*job);
+    const auto eager = predict(*job);
+    const auto compiled = predict(*job, "compile: true\n");
+    CHECK(compiled.breakdown.forward + compiled.breakdown.backward <
+          eager.breakdown.forward + eager.breakdown.backward);
+    CHECK(compiled.breakdown.optimizer == eager.breakdown.optimizer);
+    CHECK(compiled.breakdown.communication == Approx(eager.breakdown.communication).epsilon(1e-12));
+    CHECK(compiled.memory.allocated_bytes == eager.memory.allocated_bytes);
+    CHECK(predict(*job, "compile: false\n").iteration_s == eager.iteration_s);
+  }
+  // Only memory-bound time moves: the GEMM share of the busy kernel time rises.
+  const auto eager = predict(kLayered), compiled = predict(kLayered, "compile: true\n");
+  CHECK(compiled.gemm_math_share > eager.gemm_math_share);
+  // An XLA job is compiled already: stating compile changes nothing and is not listed.
+  const std::string xla = kLaunchBound + "xla: true\n";
+  CHECK(predict(xla, "compile: true\n").iteration_s == predict(xla).iteration_s);
+  CHECK_FALSE(assumption(predict(xla), "compile"));
+}

@@ -9,6 +9,14 @@ namespace ptp {
 namespace {
 
 bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == Framework::jax; }
+// torch.compile and the like (compile: true) on an eager framework: Inductor fuses the same chains.
+bool torch_compiled(const JobSpec& j) { return !graph_compiled(j) && j.compile.value_or(false); }
+bool fuses_into_chain(const Op& op) { return op.kind == OpKind::elementwise || op.kind == OpKind::norm; }
+// Share of an elementwise or norm op's memory traffic left when the compiler fuses it into its chain
+// (the intermediate tensors between fused ops are neither written nor read back).
+constexpr double kFusedChainTraffic = 0.4;
+// Share of the host launch time left when a graph compiler launches fused kernels.
+constexpr double kCompiledLaunchShare = 0.25;
 
 }  // namespace
 
@@ -179,7 +187,7 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   // A kernel chain with its own traffic (KernelTraffic): its activations at the policy's dtype.
   if (op.traffic.set()) fwd_bytes = op.traffic.fwd * p.activation_bytes + op.traffic.fwd_fp32 * 4;
   // XLA and JAX fuse elementwise chains into their producers.
-  if (graph_compiled(job.job) && (op.kind == OpKind::elementwise || op.kind == OpKind::norm)) fwd_bytes *= 0.4;
+  if (graph_compiled(job.job) && fuses_into_chain(op)) fwd_bytes *= kFusedChainTraffic;
 
   auto kernel_time = [&](double flops, double bytes, double emax_mem) {
     return reps * saturating_kernel_seconds(flops / reps, bytes / reps, peak, emax_compute, emax_mem, g, k);
@@ -209,7 +217,12 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   // A replayed CUDA graph launches its kernels from the GPU: no host launch per kernel.
   double launch_scale = 1.0;
   if (job.job.cuda_graphs.value_or(false)) launch_scale = 0;
-  else if (graph_compiled(job.job)) launch_scale = 0.25;
+  else if (graph_compiled(job.job) || torch_compiled(job.job)) launch_scale = kCompiledLaunchShare;
+  // Compiled on an eager framework, whatever timed the op (analytical or learned kernels) timed it
+  // unfused: the fused chain moves a share of that traffic.
+  if (torch_compiled(job.job) && fuses_into_chain(op)) {
+    for (double* s : {&t.forward_s, &t.backward_s, &t.forward_learned_s, &t.backward_learned_s}) *s *= kFusedChainTraffic;
+  }
   else if (job.job.framework == Framework::tensorflow || job.job.framework == Framework::mxnet) launch_scale = 0.6;
   double bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
   if (op.frozen) bwd_kernels = op.bwd_flops > 0 ? reps : 0;  // the data gradient, or nothing

@@ -27,7 +27,7 @@ OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob&
   auto same = [&](const TimeTable& t) {
     return t.tp == l.tp && t.cp == l.cp && t.ep == l.ep && t.sp == l.sp && t.policy == job.policy && t.gpu == job.gpu &&
            t.framework == j.framework && t.memory_format == j.memory_format && t.xla == j.xla &&
-           t.cuda_graphs == j.cuda_graphs &&
+           t.cuda_graphs == j.cuda_graphs && t.compile == j.compile &&
            t.forward_weight_bytes == job.state.forward_weight && t.attention_kernel == job.state.attention_kernel &&
            t.fp8_recipe == job.fp8_recipe &&
            std::memcmp(&t.k, &k, sizeof k) == 0;
@@ -37,7 +37,7 @@ OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob&
     std::rotate(it, it + 1, tables_.end());
   } else {
     if (tables_.size() == kKeepTables) tables_.erase(tables_.begin());
-    tables_.push_back({l.tp, l.cp, l.ep, l.sp, job.policy, job.gpu, j.framework, j.memory_format, j.xla, j.cuda_graphs,
+    tables_.push_back({l.tp, l.cp, l.ep, l.sp, job.policy, job.gpu, j.framework, j.memory_format, j.xla, j.cuda_graphs, j.compile,
                        job.state.forward_weight, job.state.attention_kernel, job.fp8_recipe, k,
                        std::vector<bool>(w.ops.size(), false), std::make_shared<std::vector<OpTime>>(w.ops.size())});
   }

@@ -42,7 +42,7 @@ class StepMemo {
     Framework framework;
     std::optional<MemoryFormat> memory_format;
     bool xla;
-    std::optional<bool> cuda_graphs;
+    std::optional<bool> cuda_graphs, compile;
     double forward_weight_bytes;  // embedding lookups read the weights at this size
     const AttentionKernel* attention_kernel;
     const Fp8Recipe* fp8_recipe;

@@ -114,6 +114,7 @@ std::vector<StackAssumption> stack_assumptions(const ResolvedJob& job, const Lay
     add("overlap.param_gather", o.param_gather, "overlapped", "overlapped", "exposed");
   if (l.pp > 1) add("overlap.p2p", o.p2p, "half exposed", "overlapped", "exposed");
   if (l.ep > 1) add("overlap.a2a", o.a2a, "exposed", "overlapped", "exposed");
+  if (!job.job.xla && job.job.framework != Framework::jax) add("compile", job.job.compile, "eager", "fused chains", "eager");
   add("fused_optimizer", job.job.fused_optimizer, "multi-tensor", "multi-tensor", "per tensor");
   add("cuda_graphs", job.job.cuda_graphs, "off", "on", "off");
   return out;

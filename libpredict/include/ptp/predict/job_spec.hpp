@@ -170,6 +170,10 @@ struct JobSpec {
   // AdamW, Apex FusedAdam, Megatron's distributed optimizer); false: a loop of kernels per parameter
   // tensor (foreach=False). Unset: multi-tensor.
   std::optional<bool> fused_optimizer;
+  // The model runs under torch.compile (or another graph compiler on an eager framework): elementwise
+  // and norm chains fuse, so their memory traffic is paid once, and fewer kernels are launched.
+  // Unset: eager. XLA and JAX jobs are compiled already (xla, framework).
+  std::optional<bool> compile;
   MemorySpec memory;
   EnergySpec energy;
   // Where each field was written in `file`: dotted name ("cluster.gpu") -> {line, column}. Fields
