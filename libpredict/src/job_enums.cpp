@@ -38,6 +38,24 @@ int optimizer_state_tensors(Optimizer o) {
   return 2;
 }
 
+// torch/optim/sgd.py, adam.py, adamw.py with foreach=False: SGD one, momentum two (buffer, update),
+// Adam/AdamW seven (two moments, weight decay, the bias-corrected denominator in three, the update),
+// LAMB nine (its trust ratio).
+int optimizer_kernels_per_tensor(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd:
+      return 1;
+    case Optimizer::momentum:
+      return 2;
+    case Optimizer::adam:
+    case Optimizer::adamw:
+      return 7;
+    case Optimizer::lamb:
+      return 9;
+  }
+  return 7;
+}
+
 const EnumNames<MemoryFormat>& memory_format_names() {
   static const EnumNames<MemoryFormat> names = {
       {MemoryFormat::nchw, "nchw", "channels first"},

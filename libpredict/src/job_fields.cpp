@@ -334,16 +334,6 @@ std::vector<JobField> build_table() {
 
 }  // namespace
 
-const EnumNames<FieldType>& field_type_names() {
-  static const EnumNames<FieldType> names = {
-      {FieldType::text, "text", ""},       {FieldType::integer, "integer", ""},
-      {FieldType::number, "number", ""},   {FieldType::flag, "true | false", ""},
-      {FieldType::choice, "one of", ""},   {FieldType::choice_list, "list of", ""},
-      {FieldType::section, "mapping", ""},
-  };
-  return names;
-}
-
 std::string JobField::section() const {
   const auto dot = key.rfind('.');
   return dot == std::string::npos ? std::string() : key.substr(0, dot);

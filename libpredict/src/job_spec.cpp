@@ -275,6 +275,8 @@ JobSpec load_job_spec(const std::string& path, const std::vector<Override>& over
   return parse_job_spec(doc);
 }
 
+bool graph_compiled(const JobSpec& job) { return job.xla || job.framework == Framework::jax; }
+
 bool channels_first(const JobSpec& job) {
   return job.memory_format ? *job.memory_format == MemoryFormat::nchw : job.framework == Framework::pytorch;
 }

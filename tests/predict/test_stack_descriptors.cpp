@@ -172,3 +172,14 @@ TEST_CASE("compile fuses elementwise and norm chains and leaves GEMMs, optimizer
   CHECK(predict(xla, "compile: true\n").iteration_s == predict(xla).iteration_s);
   CHECK_FALSE(assumption(predict(xla), "compile"));
 }
+
+TEST_CASE("a graph-compiled TensorFlow step keeps the compiled launch share", "[stack][physics]") {
+  // The launch rules are one chain: cuda_graphs, then compiled (XLA, JAX, compile: true), then
+  // TensorFlow's and MXNet's eager share. An XLA TensorFlow step launches less than an eager one.
+  const std::string tf = "model: bert-base\nprecision: amp_fp16\nbatch_size: 1\nseq_len: 128\nframework: tensorflow\n"
+                         "cluster: {gpu: a100-sxm4-80gb, num_gpus: 1}\n";
+  const auto eager = predict(tf), xla = predict(tf + "xla: true\n");
+  REQUIRE(eager.breakdown.framework_overhead > 0);
+  CHECK(xla.breakdown.framework_overhead < eager.breakdown.framework_overhead);
+  CHECK(predict(tf + "xla: true\n", "cuda_graphs: true\n").breakdown.framework_overhead == 0);
+}

@@ -8,7 +8,6 @@ namespace ptp {
 
 namespace {
 
-bool graph_compiled(const JobSpec& j) { return j.xla || j.framework == Framework::jax; }
 // torch.compile and the like (compile: true) on an eager framework: Inductor fuses the same chains.
 bool torch_compiled(const JobSpec& j) { return !graph_compiled(j) && j.compile.value_or(false); }
 bool fuses_into_chain(const Op& op) { return op.kind == OpKind::elementwise || op.kind == OpKind::norm; }
@@ -218,12 +217,11 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   double launch_scale = 1.0;
   if (job.job.cuda_graphs.value_or(false)) launch_scale = 0;
   else if (graph_compiled(job.job) || torch_compiled(job.job)) launch_scale = kCompiledLaunchShare;
+  else if (job.job.framework == Framework::tensorflow || job.job.framework == Framework::mxnet) launch_scale = 0.6;
   // Compiled on an eager framework, whatever timed the op (analytical or learned kernels) timed it
   // unfused: the fused chain moves a share of that traffic.
-  if (torch_compiled(job.job) && fuses_into_chain(op)) {
+  if (torch_compiled(job.job) && fuses_into_chain(op))
     for (double* s : {&t.forward_s, &t.backward_s, &t.forward_learned_s, &t.backward_learned_s}) *s *= kFusedChainTraffic;
-  }
-  else if (job.job.framework == Framework::tensorflow || job.job.framework == Framework::mxnet) launch_scale = 0.6;
   double bwd_kernels = reps * (op.uses_gemm_math && op.input_grad ? 2 : 1);
   if (op.frozen) bwd_kernels = op.bwd_flops > 0 ? reps : 0;  // the data gradient, or nothing
   const double fwd_kernels = reps;

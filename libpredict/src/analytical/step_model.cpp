@@ -34,24 +34,6 @@ double parameter_tensors(const Stage& stage) {
   return n;
 }
 
-// Kernels PyTorch's single-tensor update launches per parameter tensor (torch/optim/sgd.py, adam.py,
-// adamw.py with foreach=False): SGD one, momentum two (buffer, update), Adam/AdamW seven (two moments,
-// weight decay, the bias-corrected denominator in three, the update), LAMB nine (its trust ratio).
-double optimizer_kernels_per_tensor(Optimizer o) {
-  switch (o) {
-    case Optimizer::sgd:
-      return 1;
-    case Optimizer::momentum:
-      return 2;
-    case Optimizer::adam:
-    case Optimizer::adamw:
-      return 7;
-    case Optimizer::lamb:
-      return 9;
-  }
-  return 7;
-}
-
 struct BackwardSchedule {
   double exposed_s = 0;
   std::vector<TraceBucket> buckets;
@@ -114,7 +96,7 @@ std::vector<StackAssumption> stack_assumptions(const ResolvedJob& job, const Lay
     add("overlap.param_gather", o.param_gather, "overlapped", "overlapped", "exposed");
   if (l.pp > 1) add("overlap.p2p", o.p2p, "half exposed", "overlapped", "exposed");
   if (l.ep > 1) add("overlap.a2a", o.a2a, "exposed", "overlapped", "exposed");
-  if (!job.job.xla && job.job.framework != Framework::jax) add("compile", job.job.compile, "eager", "fused chains", "eager");
+  if (!graph_compiled(job.job)) add("compile", job.job.compile, "eager", "fused chains", "eager");
   add("fused_optimizer", job.job.fused_optimizer, "multi-tensor", "multi-tensor", "per tensor");
   add("cuda_graphs", job.job.cuda_graphs, "off", "on", "off");
   return out;

@@ -15,6 +15,8 @@ enum class Optimizer { sgd, momentum, adam, adamw, lamb };
 const EnumNames<Optimizer>& optimizer_names();
 // Optimizer state tensors per parameter (SGD none, momentum one, Adam/AdamW/LAMB two).
 int optimizer_state_tensors(Optimizer o);
+// Kernels PyTorch's single-tensor update (foreach=False) launches per parameter tensor.
+int optimizer_kernels_per_tensor(Optimizer o);
 
 // The activation layout of convolutions; unset, the framework's default (channels_first()).
 enum class MemoryFormat { nchw, nhwc };

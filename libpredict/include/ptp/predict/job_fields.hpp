@@ -18,7 +18,6 @@ namespace ptp {
 using FieldValue = std::variant<std::monostate, bool, long long, double, std::string, std::vector<std::string>>;
 
 enum class FieldType { text, integer, number, flag, choice, choice_list, section };
-const EnumNames<FieldType>& field_type_names();
 
 // When job_spec_to_yaml writes the field: always; when it differs from the default; or whenever its
 // section is written (parallelism writes all its degrees once any is set).

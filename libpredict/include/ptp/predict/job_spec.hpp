@@ -199,6 +199,8 @@ void apply_override(YAML::Node& root, const Override& ov);
 // PyTorch keeps activations channels-first unless a job converts them (channels_last); TensorFlow,
 // MXNet, Paddle and JAX GPU kernels run channels-last.
 bool channels_first(const JobSpec& job);
+// XLA, and JAX always, compile the step as a graph: elementwise chains fuse, fewer launches.
+bool graph_compiled(const JobSpec& job);
 
 JobSpec parse_job_spec(const YamlReader& doc);
 // After flags edited the file's tree: the job's price belongs to the GPU the file named (`file_gpu`,
