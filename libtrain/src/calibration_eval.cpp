@@ -90,24 +90,39 @@ struct Errors {
   }
 };
 
-}  // namespace
 
-CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>& rows, const CalibrationPriors& priors) {
-  std::map<std::string, std::vector<std::size_t>> stacks;
-  for (std::size_t i = 0; i < rows.size(); ++i) stacks[rows[i].stack].push_back(i);
+// Leave one row out: the row's stack-mates that stand in `relation` to it are the points.
+struct RowGroup {
+  const char* name;
+  const char* description;
+  bool (*relation)(const JobSpec& point, const JobSpec& row);
+};
+const std::vector<RowGroup>& row_groups() {
+  static const std::vector<RowGroup> groups{
+      {"same_gpu_other_scale", "same GPU and precision, other GPU counts",
+       [](const JobSpec& a, const JobSpec& b) {
+         return a.cluster.gpu == b.cluster.gpu && a.precision == b.precision && a.cluster.num_gpus != b.cluster.num_gpus;
+       }},
+      {"other_gpu", "same precision, other GPU types",
+       [](const JobSpec& a, const JobSpec& b) { return a.cluster.gpu != b.cluster.gpu && a.precision == b.precision; }},
+      {"other_precision", "same GPU type, other precisions",
+       [](const JobSpec& a, const JobSpec& b) { return a.cluster.gpu == b.cluster.gpu && a.precision != b.precision; }},
+  };
+  return groups;
+}
 
+nlohmann::json one_run_metrics(const std::vector<CalibrationEvalRow>& rows,
+                               const std::map<std::string, std::vector<std::size_t>>& stacks, const CalibrationPriors& priors) {
   Errors overall, smallest_to_largest;
   std::map<std::string, Errors> by_kind, by_single_kind, by_source;
-  int groups = 0;
   for (const auto& [stack, members] : stacks) {
     if (members.size() < 2) continue;
-    ++groups;
-    for (std::size_t ai = 0; ai < members.size(); ++ai) {
-      const auto& from = rows[members[ai]];
-      for (std::size_t bi = 0; bi < members.size(); ++bi) {
+    for (const std::size_t ai : members) {
+      const auto fit = fit_calibration({point_of(rows[ai])}, priors);
+      for (const std::size_t bi : members) {
         if (ai == bi) continue;
-        const auto& to = rows[members[bi]];
-        const auto fit = fit_calibration({point_of(from)}, key_of(to.job), priors);
+        const auto& from = rows[ai];
+        const auto& to = rows[bi];
         const double u = ape(to.parts.total(), to.measured_s), c = ape(fit.seconds(to.parts), to.measured_s);
         overall.add(stack, u, c);
         by_source[stack.substr(0, stack.find(' '))].add(stack, u, c);
@@ -122,53 +137,106 @@ CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>
       if (smaller(rows[hi].job, rows[i].job)) hi = i;
     }
     if (smaller(rows[lo].job, rows[hi].job)) {
-      const auto fit = fit_calibration({point_of(rows[lo])}, key_of(rows[hi].job), priors);
+      const auto fit = fit_calibration({point_of(rows[lo])}, priors);
       smallest_to_largest.add(stack, ape(rows[hi].parts.total(), rows[hi].measured_s), ape(fit.seconds(rows[hi].parts), rows[hi].measured_s));
     }
   }
-
-  CalibrationEvaluation out;
-  auto& m = out.metrics;
-  m["method"] = "within each stack (source table or file, framework, container or benchmark version, model, task) "
-                "with >= 2 runs: calibrate on one run, predict each other run; uncalibrated = held-out prediction";
-  m["stacks"] = groups;
+  nlohmann::json m;
   m["overall"] = overall.json();
   m["smallest_to_largest"] = smallest_to_largest.json();
   for (const auto& [k, e] : by_kind) m["by_transfer_kind"][k] = e.json();
   for (const auto& [k, e] : by_single_kind) m["by_single_transfer_kind"][k] = e.json();
   for (const auto& [k, e] : by_source) m["by_source"][k] = e.json();
+  m["by_stack"] = nlohmann::json::object();
+  for (const auto& [stack, e] : overall.by_stack)
+    m["by_stack"][stack] = {{"runs", stacks.at(stack).size()}, {"pairs", e.first.size()},
+                            {"uncalibrated_mape", error_stats(e.first).mape}, {"calibrated_mape", error_stats(e.second).mape}};
+  return m;
+}
 
-  auto row = [](const std::string& name, const nlohmann::json& e) {
-    return "| " + name + " | " + e["stacks"].dump() + " | " + e["pairs"].dump() + " | " +
-           e["stack_weighted"]["uncalibrated_mape"].dump() + " | " + e["stack_weighted"]["calibrated_mape"].dump() +
-           " | " + e["uncalibrated"]["mape"].dump() + " | " + e["calibrated"]["mape"].dump() + " | " +
-           e["uncalibrated"]["median_ape"].dump() + " | " + e["calibrated"]["median_ape"].dump() + " |\n";
-  };
-  const std::string head =
-      "| transfer | stacks | pairs | uncalibrated MAPE %, stack-weighted | calibrated, stack-weighted | uncalibrated "
-      "MAPE %, pair-weighted | calibrated, pair-weighted | uncalibrated median % | calibrated median % |\n"
-      "|---|---|---|---|---|---|---|---|---|\n";
-  std::string md = "# Calibration on public data\n\nWithin each software stack with at least two runs (" +
-                   std::to_string(groups) +
-                   " stacks), each run in turn is the one measured step `--calibrate` gets, and every other run of the "
-                   "stack is predicted from it. Uncalibrated predictions are held out from the stack (an aggregator "
-                   "trained without the stack, its correction damped as ptp-predict damps it for unseen models and "
-                   "model-parallel layouts). Errors are "
-                   "absolute percentage errors of the step time over (calibration run, predicted run) pairs; "
-                   "stack-weighted means average each stack's MAPE (what one user calibrating one stack can expect), "
-                   "pair-weighted ones are dominated by the largest stacks (Lambda's hundreds of runs per model).\n\n" + head;
-  md += row("all pairs", m["overall"]);
-  md += row("smallest -> largest configuration", m["smallest_to_largest"]);
-  for (const auto& [k, e] : m["by_transfer_kind"].items()) md += row("differs in " + k, e);
-  md += "\nPairs that differ in exactly one respect:\n\n" + head;
-  for (const auto& [k, e] : m["by_single_transfer_kind"].items()) md += row(k, e);
-  md += "\nBy source:\n\n" + head;
-  for (const auto& [k, e] : m["by_source"].items()) md += row(k, e);
-  md += "\nBy stack (all pairs):\n\n| stack | runs | pairs | uncalibrated MAPE % | calibrated MAPE % |\n|---|---|---|---|---|\n";
-  for (const auto& [stack, e] : overall.by_stack) {
-    const auto u = error_stats(e.first), c = error_stats(e.second);
+nlohmann::json leave_one_row_out_metrics(const std::vector<CalibrationEvalRow>& rows,
+                                         const std::map<std::string, std::vector<std::size_t>>& stacks,
+                                         const CalibrationPriors& priors) {
+  nlohmann::json m;
+  for (const auto& group : row_groups()) {
+    Errors e;
+    for (const auto& [stack, members] : stacks)
+      for (const std::size_t ri : members) {
+        std::vector<CalibrationPoint> points;
+        for (const std::size_t pi : members)
+          if (pi != ri && group.relation(rows[pi].job, rows[ri].job)) points.push_back(point_of(rows[pi]));
+        if (points.empty()) continue;
+        const auto& row = rows[ri];
+        e.add(stack, ape(row.parts.total(), row.measured_s), ape(fit_calibration(points, priors).seconds(row.parts), row.measured_s));
+      }
+    m[group.name] = e.json();
+    m[group.name]["points_are"] = group.description;
+  }
+  return m;
+}
+
+std::string cell(const nlohmann::json& v) { return v.is_null() ? "-" : v.dump(); }
+
+// One table row of error figures: stacks, pairs, uncalibrated and calibrated MAPE and median (pair-
+// weighted), calibrated MAPE stack-weighted.
+std::string figures_row(const std::string& label, const nlohmann::json& e) {
+  return "| " + label + " | " + cell(e["stacks"]) + " | " + cell(e["pairs"]) + " | " + cell(e["uncalibrated"]["mape"]) +
+         " | " + cell(e["uncalibrated"]["median_ape"]) + " | " + cell(e["calibrated"]["mape"]) + " | " +
+         cell(e["calibrated"]["median_ape"]) + " | " + cell(e["stack_weighted"]["uncalibrated_mape"]) + " | " +
+         cell(e["stack_weighted"]["calibrated_mape"]) + " |\n";
+}
+const char* kFiguresHead =
+    "| stacks | pairs | uncalibrated MAPE % | uncalibrated median % | calibrated MAPE % | calibrated median % | "
+    "uncalibrated MAPE %, stack-weighted | calibrated, stack-weighted |\n";
+const char* kFiguresRule = "|---|---|---|---|---|---|---|---|---|\n";
+
+}  // namespace
+
+CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationBase>& bases, const CalibrationPriors& priors) {
+  CalibrationEvaluation out;
+  auto& m = out.metrics;
+  m["method"] = "within each stack (source table or file, framework, container or benchmark version, model, task): "
+                "leave one row out (the row's stack-mates in one relation to it are the points) and one run "
+                "(each run calibrates each other); on each base";
+  std::string md =
+      "# Calibration on public data\n\nWithin each software stack (same source table or file, framework, container "
+      "or benchmark version, model and task). Absolute percentage errors of the step time; pair-weighted figures are "
+      "dominated by the largest stacks (Lambda's hundreds of runs per model), stack-weighted ones average each "
+      "stack's MAPE (what one user calibrating one stack can expect).\n\nBases (the uncalibrated prediction the "
+      "stack's factors act on):\n\n";
+  for (const auto& base : bases) md += "- `" + base.name + "`: " + base.description + "\n";
+  std::string lor = "\n## Leave one row out\n\nEach run predicted with the stack's other runs in one relation to it as "
+                    "the measured points.\n\n| points | base " + std::string(kFiguresHead) + "|---" + kFiguresRule;
+  std::string one_run;
+  for (const auto& base : bases) {
+    std::map<std::string, std::vector<std::size_t>> stacks;
+    for (std::size_t i = 0; i < base.rows.size(); ++i) stacks[base.rows[i].stack].push_back(i);
+    int groups = 0;
+    for (const auto& [stack, members] : stacks) groups += members.size() >= 2;
+    auto& b = m["bases"][base.name];
+    b["description"] = base.description;
+    b["stacks"] = groups;
+    b["leave_one_row_out"] = leave_one_row_out_metrics(base.rows, stacks, priors);
+    b["one_run"] = one_run_metrics(base.rows, stacks, priors);
+    for (const auto& group : row_groups())
+      lor += figures_row(std::string(group.description) + " | " + base.name, b["leave_one_row_out"][group.name]);
+    const auto& r = b["one_run"];
+    one_run += "\n### Base `" + base.name + "`\n\n| calibration run and predicted run differ in " + kFiguresHead + kFiguresRule;
+    one_run += figures_row("anything (all pairs)", r["overall"]);
+    one_run += figures_row("smallest -> largest configuration", r["smallest_to_largest"]);
+    for (const auto& [k, e] : r["by_transfer_kind"].items()) one_run += figures_row(k + " (and maybe more)", e);
+    for (const auto& [k, e] : r["by_single_transfer_kind"].items()) one_run += figures_row("only: " + k, e);
+    for (const auto& [k, e] : r["by_source"].items()) one_run += figures_row("source " + k, e);
+  }
+  md += lor + "\n## One run\n\nEach run in turn is the one measured step; every other run of its stack is predicted.\n" +
+        one_run;
+  const auto& first = m["bases"][bases.front().name]["one_run"]["by_stack"];
+  md += "\n## By stack (base `" + bases.front().name +
+        "`, one run, all pairs)\n\n| stack | runs | pairs | uncalibrated MAPE % | calibrated MAPE % |\n|---|---|---|---|---|\n";
+  for (const auto& [stack, e] : first.items()) {
     char cells[96];
-    std::snprintf(cells, sizeof cells, " | %zu | %zu | %.2f | %.2f |\n", stacks.at(stack).size(), e.first.size(), u.mape, c.mape);
+    std::snprintf(cells, sizeof cells, " | %d | %d | %.2f | %.2f |\n", e["runs"].get<int>(), e["pairs"].get<int>(),
+                  e["uncalibrated_mape"].get<double>(), e["calibrated_mape"].get<double>());
     md += "| " + stack + cells;
   }
   out.markdown = md;

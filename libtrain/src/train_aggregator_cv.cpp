@@ -309,28 +309,38 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   const std::vector<double>& measured = t.measured;
   const std::vector<std::string>& codebases = t.codebases;
   // Calibration is for stacks the bundle never saw: each stack's runs get an aggregator trained
-  // without that stack, then one run calibrates the others on top of the learned answer
-  // (calibration_eval.hpp). A stack of one run has no pair to evaluate, so it only ever trains.
-  // (Calibrating the composed step instead, replacing the learned correction, was measured:
-  // stack-weighted 19.0 % against 12.3 % on top of the learned answer; not kept.)
+  // without that stack, then the stack's own runs calibrate each other (calibration_eval.hpp), on
+  // the learned answer, on the learned levels without the step correction and on the analytical
+  // answer. A stack of one run has no pair to evaluate, so it only ever trains.
   std::vector<std::string> stacks;
   for (const auto& r : rows) stacks.push_back(r.record->stack);
   const Split split = group_split("leave_one_stack_out", stacks, 2);
   const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.halves);
-  std::vector<CalibrationEvalRow> eval_rows;
+  CalibrationBase learned{"learned", "the learned answer, its step correction from an aggregator trained without the stack", {}};
+  CalibrationBase aside{"levels_only", "the learned levels (op times, communication) without the step correction", {}};
+  CalibrationBase analytical{"analytical", "the analytical answer (--analytical)", {}};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (!std::isfinite(h.typical[i])) continue;  // a row no fold held out
     // The parts ptp-predict would calibrate: the composed step with each half at its held-out factor.
     Prediction corrected = rows[i].composed_step;
     const HalfFactors k = held_out_factors(h, i, shrinkage, t.kinds[i]);
     scale_prediction_halves(corrected, k.invariant, k.sharded);
-    const StepParts parts = step_parts(corrected);
-    eval_rows.push_back({rows[i].record->stack, rows[i].record->run_id, "learned", parts, measured[i], rows[i].record->job});
+    const auto& rec = *rows[i].record;
+    learned.rows.push_back({rec.stack, rec.run_id, "learned", step_parts(corrected), measured[i], rec.job});
+    aside.rows.push_back({rec.stack, rec.run_id, "learned", step_parts(rows[i].composed_step), measured[i], rec.job});
+    // The analytical answer in the levels' uncapped frame, as the measured step is.
+    StepParts a = step_parts(rows[i].analytical_step);
+    if (rows[i].analytical > 0) a.scale(rows[i].analytical_uncapped() / rows[i].analytical);
+    analytical.rows.push_back({rec.stack, rec.run_id, "analytical", a, measured[i], rec.job});
   }
-  const auto evaluation = evaluate_calibration(eval_rows);
+  const auto evaluation = evaluate_calibration({learned, aside, analytical});
   metrics["calibration"] = evaluation.metrics;
-  o.log("calibration: " + metrics["calibration"]["overall"].dump() + " smallest->largest " +
-        metrics["calibration"]["smallest_to_largest"].dump());
+  for (const auto& [base, b] : metrics["calibration"]["bases"].items()) {
+    std::string line = "calibration on " + base + ", leave one row out:";
+    for (const auto& [group, e] : b["leave_one_row_out"].items())
+      line += " " + group + " " + e["uncalibrated"]["mape"].dump() + " -> " + e["calibrated"]["mape"].dump() + " %";
+    o.log(line);
+  }
   return evaluation.markdown;
 }
 

@@ -138,6 +138,7 @@ void compose_run_rows(std::vector<RunRow>& rows, const LearnedLevels& levels, in
       const Prediction analytical = predict_analytical(row.job, analytical_k);
       row.analytical = analytical.iteration_s;
       row.analytical_stretch = power_limit_stretch(row.job, analytical);
+      row.analytical_step = analytical;
       row.compute_only = compose_learned(row.job, analytical_k, {levels.compute, nullptr}, memo).step.iteration_s;
       LearnedComposition composed = compose_learned(row.job, analytical_k, levels, memo, AggregatorRow::full);
       LearnedComposition blind = compose_learned(row.blind_job, analytical_k, levels, memo, AggregatorRow::blind);

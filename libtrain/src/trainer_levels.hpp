@@ -90,7 +90,9 @@ struct RunRow {
   // Where shrinkage starts from (AggregatorRowValues::halves), and its blind twin's.
   StepHalves halves, blind_halves;
   std::string precision, gpu_family, model, gpu;
-  Prediction composed_step;  // for the calibration evaluation: its parts after the held-out correction
+  // For the calibration evaluation: the composed step (its parts after the held-out correction, and
+  // without it) and the analytical one.
+  Prediction composed_step, analytical_step;
 };
 
 // The aggregator's table, one entry per run in the order of the rows: features, targets

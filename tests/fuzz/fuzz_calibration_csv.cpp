@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (points.size() >= 16) break;
     }
     const Calibrator calibrator(points);
-    const double t = calibrator.fit_for({}).seconds(points.front().parts);
+    const double t = calibrator.fit().seconds(points.front().parts);
     if (!(t > 0) || !std::isfinite(t)) fuzz::finding("calibrated step is not a positive finite time");
     if (calibrator.fit_residual() > calibrator.uncalibrated_residual() + 1e-9)
       fuzz::finding("calibration made its own points worse");

@@ -1,4 +1,5 @@
-// Calibration (--calibrate): the step parts, the fit, and transfer to other configurations.
+// Calibration (--calibrate): the step parts, the stack's fit, transfer to other configurations, and
+// the physics a calibration must keep (scaling and precision ratios).
 // The "measured" steps here are synthetic: a stack whose parts run at known factors of the
 // analytical prediction (a hidden CalibrationFit), so a test knows the truth it should recover.
 #include <catch2/catch.hpp>
@@ -35,8 +36,8 @@ struct SyntheticStack {
 };
 SyntheticStack stack(double kernels, double memory_bound, double communication, double host = 1.0) {
   SyntheticStack s;
-  s.truth.log_compute = std::log(kernels);
-  s.truth.log_memory_bound = std::log(memory_bound);
+  s.truth.log_gemm = std::log(kernels);
+  s.truth.log_memory_bound = std::log(kernels * memory_bound);
   s.truth.log_communication = std::log(communication);
   s.truth.log_host = std::log(host);
   return s;
@@ -83,13 +84,12 @@ TEST_CASE("one measured step: the same job comes back at its measurement, with n
   CHECK(q.calibration.points == 1);
   CHECK(q.calibration.uncalibrated_iteration_s == Approx(p.iteration_s));
   std::map<std::string, double> f(q.calibration.factors.begin(), q.calibration.factors.end());
-  for (const char* name : {"gemm_fp16_bf16", "gemm_other_math", "memory_bound_kernels", "communication", "host_overhead"})
-    CHECK(f.count(name) == 1);
-  // One point cannot tell a slower stack's kernels from its slower fabric: both factors move up (the
-  // truth is 1.4x and 1.5x). At 8 GPUs most of the all-reduce hides behind the backward pass, and
-  // a slower all-reduce first uses up that overlap, so communication explains part of the step.
-  CHECK(f["gemm_fp16_bf16"] > 1.1);
-  CHECK(f["communication"] > 1.2);
+  for (const char* name : {"gemm", "memory_bound_kernels", "communication", "host_overhead"}) CHECK(f.count(name) == 1);
+  // One configuration is one number: it cannot tell a slower stack's kernels from its slower fabric,
+  // so it fits one factor on every part, the measured ratio.
+  CHECK(q.calibration.configurations == 1);
+  const double ratio = s.measured(p) / p.iteration_s;
+  for (const auto& [name, factor] : f) CHECK(factor == Approx(ratio).epsilon(0.01));
   // Everything derived from the step follows it.
   CHECK(q.samples_per_second == Approx(p.samples_per_second * p.iteration_s / q.iteration_s));
   CHECK(q.mfu == Approx(p.mfu * p.iteration_s / q.iteration_s));
@@ -117,16 +117,16 @@ TEST_CASE("transfer: two GPU counts separate compute from communication", "[cali
   const auto target = predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 256, 4, 128);
   std::vector<CalibrationPoint> pts{s.point(one), s.point(many)};
   std::map<std::string, double> f;
-  for (const auto& [k, v] : Calibrator(pts).fit_for(transfer_key(target)).factors()) f[k] = v;
-  INFO("communication " << f["communication"] << ", kernels " << f["gemm_fp16_bf16"]);
+  for (const auto& [k, v] : Calibrator(pts).fit().factors()) f[k] = v;
+  INFO("communication " << f["communication"] << ", kernels " << f["gemm"]);
   CHECK(f["communication"] > 1.8);
-  CHECK(f["gemm_fp16_bf16"] == Approx(1.0).margin(0.1));
+  CHECK(f["gemm"] == Approx(1.0).margin(0.1));
   const auto [before, after] = transfer_errors(s, {one, many}, target);
   INFO(before << " -> " << after);
   CHECK(after < 0.5 * before);
-  // One point at one GPU cannot know the fabric: it leaves communication alone.
+  // One point at one GPU cannot know the fabric: its one factor is the kernels' (1.0 here).
   std::map<std::string, double> g;
-  for (const auto& [k, v] : Calibrator({s.point(one)}).fit_for(transfer_key(target)).factors()) g[k] = v;
+  for (const auto& [k, v] : Calibrator({s.point(one)}).fit().factors()) g[k] = v;
   CHECK(g["communication"] == Approx(1.0).margin(0.01));
 }
 
@@ -147,27 +147,34 @@ TEST_CASE("communication beyond its overlap: a slower all-reduce first uses up t
   hidden.gemm = 0.6, hidden.memory_bound = 0.3, hidden.host = 0.1, hidden.communication_hidden = 0.4;
   hidden.gemm_class = "fp16_bf16";
   const TransferKey key{"a100-sxm4-80gb", "amp_fp16", "32", "1/1/1/1/1/none/none", 8};
-  const auto fit = fit_calibration({{"synthetic", hidden, 1.2, key}}, key, CalibrationPriors{});
+  const TransferKey one_gpu{"a100-sxm4-80gb", "amp_fp16", "32", "1/1/1/1/1/none/none", 1};
+  StepParts alone = hidden;  // the same kernels on one GPU: nothing to communicate, measured as predicted
+  alone.communication_hidden = 0;
+  const auto fit = fit_calibration({{"synthetic", hidden, 1.2, key}, {"synthetic", alone, 1.0, one_gpu}});
   CHECK(fit.log_communication > 0);
   CHECK(fit.seconds(hidden) == Approx(1.2).epsilon(0.02));
+  CHECK(fit.seconds(alone) == Approx(1.0).epsilon(0.02));
 }
 
 TEST_CASE("transfer: a slow fabric measured at 8 GPUs does not slow the 1-GPU job", "[calibration]") {
   // Kernels as predicted, all-reduce 3x slower: at 8 GPUs the step grows because the all-reduce
-  // outgrows its overlap. Blaming the kernels would make the 1-GPU prediction wrong.
+  // outgrows its overlap. One point cannot say why its step is slower, so it slows every job by its
+  // ratio; a second point at 2 GPUs shows the slowdown grows with the communication, and the fit
+  // blames the fabric, not the kernels the 1-GPU job runs.
   const auto s = stack(1.0, 1.0, 3.0);
   const auto at8 = predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 8, 32, 128);
+  const auto at2 = predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 2, 32, 128);
   const auto at1 = predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 1, 32, 128);
   REQUIRE(s.measured(at8) > 1.15 * at8.iteration_s);  // the slow fabric shows at 8 GPUs
   const double slowdown = s.measured(at8) / at8.iteration_s - 1;
-  const auto [before, after] = transfer_errors(s, {at8}, at1);
+  const auto [before1, one_point] = transfer_errors(s, {at8}, at1);
+  CHECK(one_point == Approx(slowdown).epsilon(0.01));  // one factor: the 8-GPU ratio everywhere
+  const auto [before, after] = transfer_errors(s, {at8, at2}, at1);
   INFO("1 GPU: " << before << " -> " << after << "; the 8-GPU step is " << slowdown << " slower");
-  // One point cannot fully separate the two, but most of the slowdown goes to the fabric (a
-  // kernel-only correction would copy all of it onto the 1-GPU job).
   CHECK(after < 0.5 * slowdown);
-  const auto [before8, after8] = transfer_errors(s, {at8}, predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 64, 32, 128));
-  INFO("64 GPUs: " << before8 << " -> " << after8);
-  CHECK(after8 < 0.5 * before8);
+  const auto [before64, after64] = transfer_errors(s, {at8, at2}, predict("bert-large", "amp_fp16", "a100-sxm4-80gb", 64, 32, 128));
+  INFO("64 GPUs: " << before64 << " -> " << after64);
+  CHECK(after64 < 0.5 * before64);
 }
 
 TEST_CASE("transfer: measured on one GPU type, predicted on another of the same stack", "[calibration]") {
@@ -178,12 +185,12 @@ TEST_CASE("transfer: measured on one GPU type, predicted on another of the same 
   CHECK(after < 0.6 * before);
 }
 
-TEST_CASE("transfer: measured in BF16, the FP8 speed-up is kept, not copied from the BF16 GEMM factor", "[calibration]") {
-  // The stack's BF16 GEMMs run 1.5x slower than predicted (say, a poor kernel choice); nothing is
-  // known about its FP8 GEMMs. The calibrated FP8 prediction must not inherit all of that: the
-  // calibrated FP8/BF16 speed-up stays within 15 % of the uncalibrated one.
+TEST_CASE("physics: measured in BF16, the FP8 speed-up is the uncalibrated one", "[calibration][physics]") {
+  // The stack's BF16 GEMMs run 1.5x slower than predicted (synthetic). One BF16 point says nothing of
+  // FP8 apart from the stack's factor: the calibrated FP8/BF16 speed-up stays the uncalibrated one
+  // (the issue's bound is 2 %), and the GEMM factor carries to FP8 as the stack's.
   SyntheticStack s = stack(1.0, 1.0, 1.0);
-  s.truth.log_gemm["fp16_bf16"] = std::log(1.5);
+  s.truth.log_gemm = std::log(1.5);
   const auto bf16 = predict("gpt3-2.7b", "amp_bf16", "h100-sxm5-80gb", 8, 8, 2048);
   const auto fp8 = predict("gpt3-2.7b", "fp8", "h100-sxm5-80gb", 8, 8, 2048);
   const Calibrator c({s.point(bf16)});
@@ -193,12 +200,46 @@ TEST_CASE("transfer: measured in BF16, the FP8 speed-up is kept, not copied from
   CHECK(ape(cb.iteration_s, s.measured(bf16)) < 0.02);
   const double speedup_before = bf16.iteration_s / fp8.iteration_s, speedup_after = cb.iteration_s / cf.iteration_s;
   INFO("speed-up " << speedup_before << " -> " << speedup_after);
-  CHECK(speedup_after > speedup_before);  // BF16 got slower by more than FP8 did
-  CHECK(speedup_after < 1.15 * speedup_before * 1.5);
+  CHECK(speedup_after == Approx(speedup_before).epsilon(0.02));
   std::map<std::string, double> f;
-  for (const auto& [k, v] : c.fit_for(transfer_key(fp8)).factors()) f[k] = v;
-  CHECK(f.count("gemm_fp8") == 0);  // no FP8 point: FP8 GEMMs get only the shared factor
-  CHECK(f["gemm_fp16_bf16"] > f["gemm_other_math"]);
+  for (const auto& [k, v] : c.fit().factors()) f[k] = v;
+  CHECK(f.count("gemm_fp8") == 0);
+  CHECK(f.count("gemm_fp16_bf16") == 0);  // one math class measured: no class of its own
+  // BF16 and FP8 points together separate the classes.
+  s.truth.log_gemm_class["fp8"] = std::log(0.8);
+  const Calibrator both({s.point(bf16), s.point(fp8)});
+  std::map<std::string, double> g;
+  for (const auto& [k, v] : both.fit().factors()) g[k] = v;
+  CHECK(g.count("gemm_fp8") == 1);
+  CHECK(g["gemm_fp8"] < g["gemm_fp16_bf16"]);
+  CHECK(both.fit().seconds(step_parts(fp8)) == Approx(s.measured(fp8)).epsilon(0.03));
+}
+
+TEST_CASE("physics: a calibrated job never scales superlinearly unless the uncalibrated one does", "[calibration][physics]") {
+  // Strong scaling of one global batch (synthetic stacks slower and faster than predicted, one point
+  // and two): the calibrated step at N GPUs is never below the step at N/4 GPUs divided by 4 when
+  // the uncalibrated one is not.
+  const std::string llm = "global_batch_size: 256\nparallelism: {tensor: 2}\n";
+  std::vector<Prediction> ladder;
+  for (int gpus : {16, 32, 64, 128}) ladder.push_back(predict("gpt3-2.7b", "amp_bf16", "h100-sxm5-80gb", gpus, 4, 2048, llm));
+  for (const auto& truth : {stack(1.2, 1.1, 1.0, 1.3), stack(0.8, 0.9, 0.5, 0.7), stack(1.0, 1.0, 3.0)})
+    for (const bool two_points : {false, true}) {
+      std::vector<CalibrationPoint> pts{truth.point(ladder[0])};
+      if (two_points) pts.push_back(truth.point(ladder[2]));
+      const Calibrator c(pts);
+      for (std::size_t i = 1; i < ladder.size(); ++i) {
+        Prediction small = ladder[i - 1], large = ladder[i];
+        const double uncalibrated_speedup = small.iteration_s / large.iteration_s;
+        c.apply(small);
+        c.apply(large);
+        INFO((two_points ? "two points" : "one point") << ", " << ladder[i].num_gpus << " GPUs: uncalibrated speed-up "
+                                                        << uncalibrated_speedup << ", calibrated "
+                                                        << small.iteration_s / large.iteration_s);
+        REQUIRE(uncalibrated_speedup <= 2.0);
+        CHECK(small.iteration_s / large.iteration_s <= 2.0 + 1e-9);
+        if (!two_points) CHECK(small.iteration_s / large.iteration_s == Approx(uncalibrated_speedup).epsilon(1e-9));
+      }
+    }
 }
 
 TEST_CASE("transfer: batch and layout changes of an LLM job", "[calibration]") {

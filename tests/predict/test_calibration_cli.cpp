@@ -25,7 +25,7 @@ TEST_CASE("ptp-predict --calibrate: JSON carries the calibration and the job com
   CHECK_FALSE(p.contains("calibration"));
   REQUIRE(c.contains("calibration"));
   CHECK(c["calibration"]["points"] == 1);
-  CHECK(c["calibration"]["method"] == "log_map_step_parts");
+  CHECK(c["calibration"]["method"] == "log_map_stack_factors");
   CHECK(c["calibration"]["factors"].contains("memory_bound_kernels"));
   CHECK(c["calibration"]["factors"].contains("communication"));
   CHECK(c["calibration"]["fit_residual"].get<double>() < c["calibration"]["uncalibrated_residual"].get<double>());
@@ -77,7 +77,7 @@ TEST_CASE("calibration reports the step's percent error and names its method in 
   const auto json = run_command(predict(args + " --format json"));
   REQUIRE(json.exit_code == 0);
   const auto c = nlohmann::json::parse(json.out)["calibration"];
-  CHECK(c["method"] == "log_map_step_parts");
+  CHECK(c["method"] == "log_map_stack_factors");
   const double before = c["uncalibrated_seconds"].get<double>();
   CHECK(c["uncalibrated_step_error"].get<double>() == Approx(std::fabs(before / 0.2 - 1)));
   CHECK(c["fit_step_error"].get<double>() < c["uncalibrated_step_error"].get<double>());
@@ -86,9 +86,9 @@ TEST_CASE("calibration reports the step's percent error and names its method in 
   char expected[64];
   std::snprintf(expected, sizeof expected, "(uncalibrated %.1f%%, RMS of predicted / measured - 1)",
                 100 * std::fabs(before / 0.2 - 1));
-  CHECK_THAT(table.out, Catch::Contains("a factor per step part, fitted per job") && Catch::Contains("step error on them") &&
-                            Catch::Contains(expected) && !Catch::Contains("log_map_step_parts"));
+  CHECK_THAT(table.out, Catch::Contains("the stack's factors on the step's parts") && Catch::Contains("step error on them") &&
+                            Catch::Contains(expected) && !Catch::Contains("log_map_stack_factors"));
   const auto search = run_command(predict(args + " --search --top 2"));
   REQUIRE(search.exit_code == 0);
-  CHECK_THAT(search.out, Catch::Contains("a factor per step part") && !Catch::Contains("log_map_step_parts"));
+  CHECK_THAT(search.out, Catch::Contains("the stack's factors") && !Catch::Contains("log_map_stack_factors"));
 }

@@ -68,8 +68,8 @@ SearchResult calibrated_cost_search() {
   r.default_priced = 1, r.default_priced_gpus = {"h100-sxm5-80gb"};
   for (auto& x : r.rows) {
     auto& c = x.prediction.calibration;
-    c.applied = true, c.points = 3, c.method = "log_map_step_parts";
-    c.factors = {{"gemm_fp16", 1.15}, {"gemm_other_math", 1.1}, {"memory_bound_kernels", 0.9}, {"communication", 1.2},
+    c.applied = true, c.points = 3, c.method = "log_map_stack_factors";
+    c.factors = {{"gemm_fp16", 1.15}, {"gemm", 1.1}, {"memory_bound_kernels", 0.9}, {"communication", 1.2},
                  {"host_overhead", 1.0}};
     c.fit_residual = 0.02, c.uncalibrated_residual = 0.1, c.fit_step_error = 0.03, c.uncalibrated_step_error = 0.12;
     c.uncalibrated_iteration_s = x.prediction.iteration_s / 1.05;

@@ -1,5 +1,5 @@
 // Maximum a posteriori fit of the step-part factors (calibration.hpp) by damped Gauss-Newton. The
-// problem has at most 4 + (math classes) parameters, so the normal equations are solved directly.
+// problem has at most 5 + (math classes) parameters, so the normal equations are solved directly.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,38 +15,46 @@ namespace {
 constexpr double kImplausibleLogFactor = 1.3862943611198906;  // log 4
 constexpr double kMaxLogFactor = 30;
 
+// The fitted parameters: theta[0] = c, then (with two or more configurations) g, m, e, h and one
+// g[math] per class when two or more classes have points.
 struct Parameters {
-  std::vector<std::string> classes;  // g[math] for these, after c, m, e, h
-  std::vector<double> sigma;
+  bool departures = false;
+  std::vector<std::string> classes;
+  std::vector<double> sigma;  // prior sigma of each parameter
   std::size_t size() const { return sigma.size(); }
 };
 
 struct Factors {
-  double gemm, memory_bound, communication, host;
+  double stack = 1, gemm = 1, memory_bound = 1, communication = 1, host = 1;  // departures from the stack factor
 };
 
 Factors factors_for(const std::vector<double>& theta, const Parameters& par, const std::string& gemm_class) {
-  double g = 0;
+  Factors f;
+  f.stack = std::exp(theta[0]);
+  if (!par.departures) return f;
+  double g = theta[1];
   for (std::size_t i = 0; i < par.classes.size(); ++i)
-    if (par.classes[i] == gemm_class) g = theta[4 + i];
-  return {std::exp(theta[0] + g), std::exp(theta[0] + theta[1]), std::exp(theta[2]), std::exp(theta[3])};
+    if (par.classes[i] == gemm_class) g += theta[5 + i];
+  f.gemm = std::exp(g), f.memory_bound = std::exp(theta[2]), f.communication = std::exp(theta[3]), f.host = std::exp(theta[4]);
+  return f;
 }
 
+// The stack factor scales every part, the overlap window with it; a communication departure above 1
+// first uses up the overlap (StepParts::communication_seconds).
 double predicted(const StepParts& s, const Factors& f) {
-  return f.gemm * s.gemm + f.memory_bound * s.memory_bound + s.communication_seconds(f.communication) + f.host * s.host;
+  return f.stack * (f.gemm * s.gemm + f.memory_bound * s.memory_bound + s.communication_seconds(f.communication) +
+                    f.host * s.host);
 }
 
-// -2 log posterior (up to a constant). theta[0] (c) has the Student-t prior, the others normal ones.
-double objective(const std::vector<CalibrationPoint>& pts, const std::vector<double>& noise_var,
-                 const std::vector<double>& theta, const Parameters& par, double dof) {
+// -2 log posterior (up to a constant), normal priors.
+double objective(const std::vector<CalibrationPoint>& pts, double noise_var, const std::vector<double>& theta,
+                 const Parameters& par) {
   double sum = 0;
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    const double r = std::log(predicted(pts[i].parts, factors_for(theta, par, pts[i].parts.gemm_class)) / pts[i].measured_s);
-    sum += r * r / noise_var[i];
+  for (const auto& p : pts) {
+    const double r = std::log(predicted(p.parts, factors_for(theta, par, p.parts.gemm_class)) / p.measured_s);
+    sum += r * r / noise_var;
   }
-  const double scale2 = par.sigma[0] * par.sigma[0];
-  sum += (dof + 1) * std::log1p(theta[0] * theta[0] / (dof * scale2));
-  for (std::size_t j = 1; j < par.size(); ++j) sum += (theta[j] / par.sigma[j]) * (theta[j] / par.sigma[j]);
+  for (std::size_t j = 0; j < par.size(); ++j) sum += (theta[j] / par.sigma[j]) * (theta[j] / par.sigma[j]);
   return sum;
 }
 
@@ -93,64 +101,55 @@ TransferKey transfer_key(const Prediction& p) {
           p.num_gpus};
 }
 
-double CalibrationPriors::transfer_variance(const TransferKey& a, const TransferKey& b) const {
-  double v = 0;
-  if (a.num_gpus != b.num_gpus) v += gpu_count;
-  if (a.gpu != b.gpu) v += gpu_type;
-  if (a.precision != b.precision) v += precision;
-  if (a.batch != b.batch) v += batch;
-  if (a.layout != b.layout) v += layout;
-  // Half the mean squared difference of two residuals is the variogram; the noise of "this point
-  // stands for that job" is the difference itself, twice it.
-  return v == 0 ? measurement : 2 * std::min(same_configuration + v, saturation);
-}
-
-CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const TransferKey& job,
-                               const CalibrationPriors& pri) {
+CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const CalibrationPriors& pri) {
   if (pts.empty()) throw InputError("calibration: no measured steps");
-  Parameters par;
-  par.sigma = {pri.stack_scale, pri.memory_bound, pri.communication, pri.host};
+  std::vector<TransferKey> configurations;
+  std::vector<std::string> classes;
   for (const auto& p : pts) {
     if (!(p.measured_s > 0) || !std::isfinite(p.measured_s) || !(p.parts.total() > 0))
       throw InputError(p.where + ": cannot calibrate on a step that is not a positive time");
-    if (std::find(par.classes.begin(), par.classes.end(), p.parts.gemm_class) == par.classes.end()) {
-      par.classes.push_back(p.parts.gemm_class);
-      par.sigma.push_back(pri.gemm_class);
+    if (std::find(configurations.begin(), configurations.end(), p.key) == configurations.end()) configurations.push_back(p.key);
+    if (std::find(classes.begin(), classes.end(), p.parts.gemm_class) == classes.end()) classes.push_back(p.parts.gemm_class);
+  }
+  Parameters par;
+  par.sigma = {pri.stack};
+  if (configurations.size() > 1) {
+    par.departures = true;
+    par.sigma.insert(par.sigma.end(), {pri.gemm, pri.memory_bound, pri.communication, pri.host});
+    if (classes.size() > 1) {
+      par.classes = classes;
+      par.sigma.insert(par.sigma.end(), classes.size(), pri.gemm_class);
     }
   }
   const std::size_t n = par.size();
-  std::vector<double> noise_var;
-  for (const auto& p : pts) noise_var.push_back(pri.transfer_variance(p.key, job));
   std::vector<double> theta(n, 0.0);
-  double current = objective(pts, noise_var, theta, par, pri.stack_dof);
+  double current = objective(pts, pri.measurement, theta, par);
   for (int iter = 0; iter < 100; ++iter) {
     std::vector<std::vector<double>> a(n, std::vector<double>(n, 0.0));
     std::vector<double> grad(n, 0.0);
-    for (std::size_t j = 1; j < n; ++j) {
+    for (std::size_t j = 0; j < n; ++j) {
       a[j][j] = 1 / (par.sigma[j] * par.sigma[j]);
       grad[j] = theta[j] / (par.sigma[j] * par.sigma[j]);
     }
-    {  // Student-t prior on c: its gradient, and a positive curvature (iteratively reweighted)
-      const double w = (pri.stack_dof + 1) / (pri.stack_dof * par.sigma[0] * par.sigma[0] + theta[0] * theta[0]);
-      a[0][0] = w;
-      grad[0] = w * theta[0];
-    }
-    for (std::size_t pi = 0; pi < pts.size(); ++pi) {
-      const auto& p = pts[pi];
+    for (const auto& p : pts) {
       const Factors f = factors_for(theta, par, p.parts.gemm_class);
       const double t = predicted(p.parts, f);
       const double r = std::log(t / p.measured_s);
       std::vector<double> jac(n, 0.0);  // d log t / d theta
-      const double gemm = f.gemm * p.parts.gemm / t, mem = f.memory_bound * p.parts.memory_bound / t;
-      jac[0] = gemm + mem;
-      jac[1] = mem;
-      // d/d(log e) of e X + max(0, e - 1) H: the hidden part counts from a factor of 1 up (the
-      // right-hand slope at the start, else a job whose communication is all hidden never moves e).
-      jac[2] = f.communication * (p.parts.communication + (f.communication >= 1 ? p.parts.communication_hidden : 0)) / t;
-      jac[3] = f.host * p.parts.host / t;
-      for (std::size_t i = 0; i < par.classes.size(); ++i)
-        if (par.classes[i] == p.parts.gemm_class) jac[4 + i] = gemm;
-      const double w = 1 / noise_var[pi];
+      jac[0] = 1;
+      if (par.departures) {
+        const double gemm = f.stack * f.gemm * p.parts.gemm / t;
+        jac[1] = gemm;
+        jac[2] = f.stack * f.memory_bound * p.parts.memory_bound / t;
+        // d/d(log e) of e E + max(0, e - 1) O: the hidden part counts from a factor of 1 up (the
+        // right-hand slope at the start, else a job whose communication is all hidden never moves e).
+        jac[3] = f.stack * f.communication *
+                 (p.parts.communication + (f.communication >= 1 ? p.parts.communication_hidden : 0)) / t;
+        jac[4] = f.stack * f.host * p.parts.host / t;
+        for (std::size_t i = 0; i < par.classes.size(); ++i)
+          if (par.classes[i] == p.parts.gemm_class) jac[5 + i] = gemm;
+      }
+      const double w = 1 / pri.measurement;
       for (std::size_t j = 0; j < n; ++j) {
         grad[j] += w * jac[j] * r;
         for (std::size_t k = 0; k < n; ++k) a[j][k] += w * jac[j] * jac[k];
@@ -163,7 +162,7 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const T
     for (int halvings = 0; halvings < 30; ++halvings, scale /= 2) {
       // A factor of e^30 is already absurd (and warned about); beyond it exp() would overflow.
       for (std::size_t j = 0; j < n; ++j) trial[j] = std::clamp(theta[j] + scale * step[j], -kMaxLogFactor, kMaxLogFactor);
-      next = objective(pts, noise_var, trial, par, pri.stack_dof);
+      next = objective(pts, pri.measurement, trial, par);
       if (next < current) break;
     }
     if (!(next < current)) break;
@@ -175,15 +174,31 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const T
 
   CalibrationFit fit;
   fit.points = static_cast<int>(pts.size());
+  fit.configurations = static_cast<int>(configurations.size());
+  for (const auto& p : pts) fit.sources.push_back(p.where);
   // The search starts at no correction and accepts only steps that lower the objective, so the
-  // noise-weighted error on the points never ends above the uncalibrated one. (Residuals on the
-  // points are the Calibrator's: each point judged by the fit made for its own configuration.)
-  fit.log_compute = theta[0];
-  fit.log_memory_bound = theta[1];
-  fit.log_communication = theta[2];
-  fit.log_host = theta[3];
-  for (std::size_t i = 0; i < par.classes.size(); ++i) fit.log_gemm[par.classes[i]] = theta[4 + i];
-
+  // error on the points never ends above the uncalibrated one.
+  fit.log_stack = theta[0];
+  if (par.departures) {
+    fit.log_gemm = theta[1], fit.log_memory_bound = theta[2], fit.log_communication = theta[3], fit.log_host = theta[4];
+    for (std::size_t i = 0; i < par.classes.size(); ++i) fit.log_gemm_class[par.classes[i]] = theta[5 + i];
+  }
+  double fitted = 0, raw = 0, fitted_step = 0, raw_step = 0;
+  for (const auto& p : pts) {
+    const double ratio = p.measured_s / p.parts.total(), calibrated = fit.seconds(p.parts);
+    if (std::fabs(std::log(ratio)) > kImplausibleLogFactor)
+      fit.warnings.push_back(p.where + ": measured step is " + percent_factor(ratio) +
+                             " the prediction, more than calibration is meant to explain (is the job file the job that was measured?)");
+    fitted += std::pow(std::log(calibrated / p.measured_s), 2);
+    raw += std::pow(std::log(ratio), 2);
+    fitted_step += std::pow(calibrated / p.measured_s - 1, 2);
+    raw_step += std::pow(1 / ratio - 1, 2);
+  }
+  const auto count = static_cast<double>(pts.size());
+  fit.fit_residual = std::sqrt(fitted / count);
+  fit.uncalibrated_residual = std::sqrt(raw / count);
+  fit.fit_step_error = std::sqrt(fitted_step / count);
+  fit.uncalibrated_step_error = std::sqrt(raw_step / count);
   for (const auto& [name, factor] : fit.factors())
     if (std::fabs(std::log(factor)) > kImplausibleLogFactor)
       fit.warnings.push_back("calibration factor " + name + " = " + percent_factor(factor) +
@@ -192,38 +207,40 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& pts, const T
 }
 
 double CalibrationFit::seconds(const StepParts& s) const {
-  const auto it = log_gemm.find(s.gemm_class);
-  const double g = it == log_gemm.end() ? 0 : it->second;
-  return std::exp(log_compute + g) * s.gemm + std::exp(log_compute + log_memory_bound) * s.memory_bound +
-         s.communication_seconds(std::exp(log_communication)) + std::exp(log_host) * s.host;
+  const auto it = log_gemm_class.find(s.gemm_class);
+  const double g = log_gemm + (it == log_gemm_class.end() ? 0 : it->second);
+  return std::exp(log_stack) * (std::exp(g) * s.gemm + std::exp(log_memory_bound) * s.memory_bound +
+                                s.communication_seconds(std::exp(log_communication)) + std::exp(log_host) * s.host);
 }
 
 std::vector<std::pair<std::string, double>> CalibrationFit::factors() const {
   std::vector<std::pair<std::string, double>> out;
-  for (const auto& [cls, g] : log_gemm) out.emplace_back("gemm_" + cls, std::exp(log_compute + g));
-  out.emplace_back("gemm_other_math", std::exp(log_compute));
-  out.emplace_back("memory_bound_kernels", std::exp(log_compute + log_memory_bound));
-  out.emplace_back("communication", std::exp(log_communication));
-  out.emplace_back("host_overhead", std::exp(log_host));
+  for (const auto& [cls, g] : log_gemm_class) out.emplace_back("gemm_" + cls, std::exp(log_stack + log_gemm + g));
+  out.emplace_back("gemm", std::exp(log_stack + log_gemm));
+  out.emplace_back("memory_bound_kernels", std::exp(log_stack + log_memory_bound));
+  out.emplace_back("communication", std::exp(log_stack + log_communication));
+  out.emplace_back("host_overhead", std::exp(log_stack + log_host));
   return out;
 }
 
-std::string CalibrationFit::method() const { return "log_map_step_parts"; }
+std::string CalibrationFit::method() const { return "log_map_stack_factors"; }
 
 void CalibrationFit::apply(Prediction& p) const {
   if (!p.valid || !(p.iteration_s > 0)) return;
   const StepParts s = step_parts(p);
   const double before = p.iteration_s, after = seconds(s);
-  const auto it = log_gemm.find(s.gemm_class);
-  const double fg = std::exp(log_compute + (it == log_gemm.end() ? 0 : it->second));
-  const double fm = std::exp(log_compute + log_memory_bound), fe = std::exp(log_communication), fh = std::exp(log_host);
+  const auto it = log_gemm_class.find(s.gemm_class);
+  const double stack = std::exp(log_stack);
+  const double fg = stack * std::exp(log_gemm + (it == log_gemm_class.end() ? 0 : it->second));
+  const double fm = stack * std::exp(log_memory_bound), fh = stack * std::exp(log_host);
+  const double fe = std::exp(log_communication);  // on top of the stack factor, which the window scales with
   const double kernel_gemm = p.gemm_math_share, kernel_factor = fg * kernel_gemm + fm * (1 - kernel_gemm);
   auto& b = p.breakdown;
   for (double* part : {&b.forward, &b.backward, &b.recompute, &b.pp_bubble}) *part *= kernel_factor;
   for (double* part : {&b.optimizer, &b.loss_scaling, &b.precision_casts}) *part *= fm;
   // Exposed communication grows by the factor and, beyond 1x, by the overlap it used up.
-  const double exposed_before = s.communication, exposed_after = s.communication_seconds(fe);
-  b.communication *= fe;
+  const double exposed_before = s.communication, exposed_after = stack * s.communication_seconds(fe);
+  b.communication *= stack * fe;
   if (exposed_before > 0) {
     const double r = exposed_after / exposed_before;
     for (double* part : {&b.communication_exposed, &b.tp_communication, &b.cp_communication, &b.ep_communication,
@@ -235,7 +252,7 @@ void CalibrationFit::apply(Prediction& p) const {
   }
   b.framework_overhead *= fh;
   for (auto& layer : p.layers) layer.forward_s *= kernel_factor, layer.backward_s *= kernel_factor;
-  for (auto& bucket : p.buckets) bucket.ready_s *= kernel_factor, bucket.duration_s *= fe;
+  for (auto& bucket : p.buckets) bucket.ready_s *= kernel_factor, bucket.duration_s *= stack * fe;
   const double r = after / before;
   p.iteration_s = after;
   p.iteration_low_s *= r;
@@ -251,6 +268,8 @@ void CalibrationFit::apply(Prediction& p) const {
   auto& c = p.calibration;
   c.applied = true;
   c.points = points;
+  c.configurations = configurations;
+  c.sources = sources;
   c.method = method();
   c.factors = factors();
   c.fit_residual = fit_residual;
@@ -262,40 +281,11 @@ void CalibrationFit::apply(Prediction& p) const {
 }
 
 Calibrator::Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors priors)
-    : points_(std::move(points)), priors_(priors) {
-  if (points_.empty()) throw InputError("calibration: no measured steps");
-  double fitted = 0, raw = 0, fitted_step = 0, raw_step = 0;
-  for (const auto& p : points_) {
-    const double ratio = p.measured_s / p.parts.total();
-    if (std::fabs(std::log(ratio)) > kImplausibleLogFactor)
-      warnings_.push_back(p.where + ": measured step is " + percent_factor(ratio) +
-                          " the prediction, more than calibration is meant to explain (is the job file the job that was measured?)");
-    const double calibrated = fit_calibration(points_, p.key, priors_).seconds(p.parts);
-    fitted += std::pow(std::log(calibrated / p.measured_s), 2);
-    raw += std::pow(std::log(ratio), 2);
-    fitted_step += std::pow(calibrated / p.measured_s - 1, 2);
-    raw_step += std::pow(1 / ratio - 1, 2);
-  }
-  const auto n = static_cast<double>(points_.size());
-  fit_residual_ = std::sqrt(fitted / n);
-  uncalibrated_residual_ = std::sqrt(raw / n);
-  fit_step_error_ = std::sqrt(fitted_step / n);
-  uncalibrated_step_error_ = std::sqrt(raw_step / n);
-}
-
-CalibrationFit Calibrator::fit_for(const TransferKey& job) const {
-  CalibrationFit fit = fit_calibration(points_, job, priors_);
-  fit.fit_residual = fit_residual_;
-  fit.uncalibrated_residual = uncalibrated_residual_;
-  fit.fit_step_error = fit_step_error_;
-  fit.uncalibrated_step_error = uncalibrated_step_error_;
-  fit.warnings.insert(fit.warnings.begin(), warnings_.begin(), warnings_.end());
-  return fit;
-}
+    : fit_(fit_calibration(points, priors)) {}
 
 void Calibrator::apply(Prediction& p) const {
   if (!p.valid || !(p.iteration_s > 0)) return;
-  fit_for(transfer_key(p)).apply(p);
+  fit_.apply(p);
   update_energy(p);  // the corrected parts change the phases' times
 }
 

@@ -98,6 +98,8 @@ json calibration_json(const CalibrationSummary& c) {
   json factors = json::object();
   for (const auto& [name, f] : c.factors) factors[name] = f;
   return {{"points", c.points},
+          {"configurations", c.configurations},
+          {"sources", c.sources},
           {"method", c.method},
           {"factors", factors},
           {"fit_residual", c.fit_residual},

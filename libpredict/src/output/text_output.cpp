@@ -58,17 +58,19 @@ std::vector<int> throughput_ranks(const std::vector<SweepRow>& rows) {
 std::string calibration_line(const CalibrationSummary& c) {
   std::string factors;
   for (const auto& [name, f] : c.factors) factors += (factors.empty() ? "" : ", ") + name + " " + fmt("%.2fx", f);
-  return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" +
+  const std::string identified = c.configurations == 1 ? "one configuration: one factor on every part, "
+                                                         : std::to_string(c.configurations) + " configurations, ";
+  return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" + identified +
          calibration_method_label(c.method) + "): " + factors + "; step error on them " +
          fmt("%.1f%%", 100 * c.fit_step_error) + " (uncalibrated " + fmt("%.1f%%", 100 * c.uncalibrated_step_error) +
          ", RMS of predicted / measured - 1)";
 }
 
-// The one line of a calibrated sweep or search table: what was fitted and how well; each row's own
-// factors are in its kCalibrationColumn cell.
+// The one line of a calibrated sweep or search table: what was fitted and how well; the factors that
+// act on each row (its own GEMM math's) are in its kCalibrationColumn cell.
 std::string calibration_rows_line(const CalibrationSummary& c) {
   return "calibrated " + std::to_string(c.points) + " measured step" + (c.points == 1 ? "" : "s") + " (" +
-         calibration_method_label(c.method) + "), fitted for each row: its factors in the column '" +
+         calibration_method_label(c.method) + "), one fit for every row: the factors acting on each in the column '" +
          kCalibrationColumn + "'; step error on them " + fmt("%.1f%%", 100 * c.fit_step_error) + " (uncalibrated " +
          fmt("%.1f%%", 100 * c.uncalibrated_step_error) + ")";
 }
@@ -95,8 +97,8 @@ std::string calibration_factors_compact(const Prediction& p) {
       if (n == name) return f;
     return fallback;
   };
-  // The GEMM factor of the row's own math: its class's when the points ran it, else the shared one.
-  const double shared = factor("gemm_other_math", 1);
+  // The GEMM factor of the row's own math: its class's when the points ran it, else the stack's.
+  const double shared = factor("gemm", 1);
   const double gemm = factor("gemm_" + gemm_math_class(p.precision), shared);
   return fmt("%.2f", gemm) + "/" + fmt("%.2f", factor("memory_bound_kernels", 1)) + "/" +
          fmt("%.2f", factor("communication", 1)) + "/" + fmt("%.2f", factor("host_overhead", 1));
@@ -130,7 +132,7 @@ std::string price_footer(const std::vector<const Prediction*>& rows) {
 
 std::string calibration_method_label(const std::string& method) {
   // JSON and CSV keep the identifier, which scripts may match on.
-  if (method == "log_map_step_parts") return "a factor per step part, fitted per job";
+  if (method == "log_map_stack_factors") return "the stack's factors on the step's parts";
   return method;
 }
 

@@ -173,8 +173,8 @@ std::string render_table_rows(const SearchResult& r) {
   for (const auto& row : r.rows)
     if (row.prediction.calibration.applied) {
       out += "calibrated with " + std::to_string(row.prediction.calibration.points) + " measured steps (" +
-             calibration_method_label(row.prediction.calibration.method) + "), fitted for each row: its factors in "
-             "the column '" + kCalibrationColumn + "'\n";
+             calibration_method_label(row.prediction.calibration.method) + "), one fit for every row: the factors "
+             "acting on each in the column '" + kCalibrationColumn + "'\n";
       break;
     }
   std::vector<const Prediction*> shown{&r.job};

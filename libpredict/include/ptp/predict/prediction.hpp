@@ -84,6 +84,8 @@ struct LayoutSummary {
 struct CalibrationSummary {
   bool applied = false;
   int points = 0;
+  int configurations = 0;            // distinct configurations among the points (1: one overall factor)
+  std::vector<std::string> sources;  // where each point came from (CSV row, training log and its steady state)
   std::string method;
   std::vector<std::pair<std::string, double>> factors;
   double fit_residual = 0;           // RMS log error on the calibration points after the fit

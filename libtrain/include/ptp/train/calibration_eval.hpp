@@ -1,9 +1,13 @@
 #pragma once
-// How much --calibrate helps on public data: within each software stack of datasets/runs.csv,
-// calibrate on one run and predict the others, uncalibrated vs calibrated, per transfer kind
-// (GPU count, GPU type, precision, batch, layout) and from the stack's smallest configuration to its
-// largest. The uncalibrated predictions must be held out from the stack (ptp-train uses
-// leave-one-stack-out aggregators), or calibration would be judged against an in-sample fit.
+// How much --calibrate helps on public data, within each software stack of datasets/runs.csv:
+//   * leave one row out: each run predicted from the stack's other runs that differ from it in one
+//     respect (the same GPU at other scales; other GPUs; other precisions), all of them as points;
+//   * one run: calibrate on one run and predict each other, per transfer kind (GPU count, GPU type,
+//     precision, batch, layout) and from the stack's smallest configuration to its largest.
+// Each on several bases (the uncalibrated prediction the factors act on): the learned answer, which
+// must be held out from the stack (ptp-train uses leave-one-stack-out aggregators) or calibration
+// would be judged against an in-sample fit, the learned levels without the step correction, and
+// the analytical answer.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,12 +24,18 @@ struct CalibrationEvalRow {
   JobSpec job;                           // the configuration (transfer kinds compare these)
 };
 
+// One base: its name (metrics key), what it is in words, and every run's parts on it.
+struct CalibrationBase {
+  std::string name, description;
+  std::vector<CalibrationEvalRow> rows;
+};
+
 struct CalibrationEvaluation {
-  nlohmann::json metrics;
+  nlohmann::json metrics;  // per base: leave_one_row_out.<group>, one_run.{overall, by_transfer_kind, ...}
   std::string markdown;
 };
 
-CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationEvalRow>& rows,
-                                           const CalibrationPriors& priors = {});
+// The first base is the one ptp-predict calibrates (its one-run tables are written out in full).
+CalibrationEvaluation evaluate_calibration(const std::vector<CalibrationBase>& bases, const CalibrationPriors& priors = {});
 
 }  // namespace ptp::train
