@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git python3
           libxgboost-dev libcli11-dev libspdlog-dev libyaml-cpp-dev catch2 nlohmann-json3-dev
           libbenchmark-dev libssl-dev openmpi-bin libopenmpi-dev libopenblas-dev
-          clang libclang-rt-14-dev)
+          libtomlplusplus-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

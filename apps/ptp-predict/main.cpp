@@ -7,6 +7,7 @@
 #include "../cli_number.hpp"
 #include "ptp/predict/job_fields.hpp"
 #include "ptp/predict/predict_session.hpp"
+#include "ptp/predict/training_log.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
@@ -44,6 +45,14 @@ int main(int argc, char** argv) {
   app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
   app.add_option("--calibrate", req.calibrate_path,
                  "MEASURED.csv (columns job, step_time_s): fit the prediction to your stack's measured steps");
+  auto* calibrate_log = app.add_option("--calibrate-log", req.calibrate_logs,
+                 "TRAINING.log of the job file as written (Megatron-LM, NeMo, torchtitan, HF Trainer, Lightning, "
+                 "MLPerf MLLOG or a step_time_s CSV): its steady-state step calibrates every prediction (repeatable)");
+  std::string log_formats;
+  for (const auto& f : ptp::log_format_names()) log_formats += (log_formats.empty() ? "" : " | ") + std::string(f.name);
+  app.add_option("--log-format", req.log_format, "the --calibrate-log format: " + log_formats + " (default: recognised)")
+      ->check(CLI::IsMember(ptp::names_of(ptp::log_format_names())))
+      ->needs(calibrate_log);
   std::string objective = "time";
   auto* search = app.add_flag("--search", req.search,
                               "rank configurations around the job (precision, layout, sharding, recompute, micro-batch "

@@ -164,8 +164,14 @@ using F = FieldType;
 
 std::vector<JobField> build_table() {
   return {
+      section("launch", "what the job was launched with; its values fill the fields the job leaves out (docs/launch-import.md)"),
+      Row("launch.megatron_args", F::text).bind(REF(launch.megatron_args))
+          .help("Megatron-LM arguments the job ran (an argument list, a command line or a launch script), relative to the job file"),
+      Row("launch.torchtitan_toml", F::text).bind(REF(launch.torchtitan_toml))
+          .help("torchtitan TOML job config the job ran, relative to the job file"),
       Row("model", F::text).bind(REF(model)).required().always()
-          .help("model zoo id (configs/models/) or a path to a model YAML or Hugging Face config.json, relative to the job file"),
+          .help("model zoo id (configs/models/) or a path to a model YAML or Hugging Face config.json, relative to the job file; "
+                "without it, the launch file's model"),
       Row("precision", F::choice).bind(REF(precision)).choices(precision_ids()).noun("precision").required().always()
           .search("", 4, 6).help("precision policy: how the step computes and stores tensors"),
       Row("framework", F::choice).bind_enum(REF(framework), framework_names()).always()

@@ -89,7 +89,10 @@ void apply_override(YAML::Node& root, const Override& override_or_unset) {
   } catch (const YAML::Exception&) {
     value = YAML::Node(ov.second);
   }
-  if (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) {
+  // A path typed on the command line is relative to the working directory, not to the job file.
+  const bool path = (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) ||
+                    (parts.size() == 2 && top == "launch" && value.IsScalar() && !value.Scalar().empty());
+  if (path) {
     std::error_code ec;
     const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
     if (!ec) value = YAML::Node(absolute.lexically_normal().string());

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "ptp/predict/job_enums.hpp"
 #include "ptp/predict/job_fields.hpp"
+#include "ptp/predict/launch_import.hpp"
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
@@ -28,19 +30,11 @@ void record_positions(const YAML::Node& map, const std::string& prefix, int dept
   }
 }
 
-// A model path written in a job file is relative to that file, so a job runs from any directory.
-// (apply_override has already made one given with --set absolute: it was typed relative to the
-// working directory. Marks cannot tell them apart: sweep points parse clones, which have none.)
 std::string resolve_model_path(const std::string& model, const std::string& job_file) {
-  namespace fs = std::filesystem;
   if (!model_is_path(model)) return model;
-  const fs::path p(model);
-  const fs::path folder = fs::path(job_file).parent_path();
-  if (p.is_absolute() || folder.empty()) return model;
-  std::string out = (folder / p).lexically_normal().string();
+  const std::string out = resolve_job_path(model, job_file);
   // Normalising "jobs/../x" to "x" would turn the path into a zoo id.
-  if (!model_is_path(out)) out = "./" + out;
-  return out;
+  return model_is_path(out) ? out : "./" + out;
 }
 
 std::string joined_keys(const std::vector<std::string>& keys) {
@@ -49,54 +43,17 @@ std::string joined_keys(const std::vector<std::string>& keys) {
   return out;
 }
 
-FieldValue read_list(const JobField& f, const YamlReader& node) {
-  if (!node.is_sequence() || (f.non_empty && node.size() == 0))
-    node.fail(std::string("expected a ") + (f.non_empty ? "non-empty " : "") + "list of " + joined_names(f.choices));
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < node.size(); ++i) {
-    const auto e = node.element(i);
-    const std::string v = e.as_string();
-    if (std::find(f.choices.begin(), f.choices.end(), v) == f.choices.end())
-      e.fail("unknown " + f.noun + " '" + v + "'" + did_you_mean(v, f.choices) + "; expected " + joined_names(f.choices));
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-  }
-  return out;
-}
-
-// A field's value as its row types it; every refusal names the node.
-FieldValue read_value(const JobField& f, const YamlReader& node) {
-  switch (f.type) {
-    case FieldType::text:
-      return node.as_string();
-    case FieldType::integer:
-      return static_cast<long long>(node.as_int(static_cast<std::int64_t>(f.min), static_cast<std::int64_t>(f.max)));
-    case FieldType::number:
-      return node.as_number(f.min, f.max);
-    case FieldType::flag:
-      return node.as_bool();
-    case FieldType::choice: {
-      const std::string v = node.as_string();
-      if (std::find(f.choices.begin(), f.choices.end(), v) == f.choices.end())
-        node.fail("unknown " + f.noun + " '" + v + "'" + did_you_mean(v, f.choices) + "; expected " +
-                  joined_names(f.choices));
-      return v;
-    }
-    case FieldType::choice_list:
-      return read_list(f, node);
-    case FieldType::section:
-      break;
-  }
-  node.fail("is a mapping");
-}
-
-// Reads a section's fields in table order (a nested section where its row stands).
-void read_section(const YamlReader& node, const std::string& section, JobSpec& j) {
+// Reads a section's fields in table order (a nested section where its row stands). A required field
+// the launch file gives (`given_elsewhere`) may be left out.
+void read_section(const YamlReader& node, const std::string& section, JobSpec& j,
+                  const std::vector<std::string>& given_elsewhere = {}) {
   node.check_keys(section_keys(section));
   for (const auto& f : job_fields()) {
     if (f.section() != section) continue;
     const auto c = node.optional_child(f.name());
     if (!c) {
-      if (f.required) node.child(f.name());  // "missing required field"
+      const bool elsewhere = std::find(given_elsewhere.begin(), given_elsewhere.end(), f.key) != given_elsewhere.end();
+      if (f.required && !elsewhere) node.child(f.name());  // "missing required field"
       continue;
     }
     if (f.refuse) {
@@ -104,19 +61,24 @@ void read_section(const YamlReader& node, const std::string& section, JobSpec& j
       if (!why.empty()) c->fail(why);
     }
     if (f.type != FieldType::section) {
-      f.set(j, read_value(f, *c));
+      f.set(j, read_field_value(f, *c));
       continue;
     }
     if (!c->is_map()) c->fail("expected a mapping {" + joined_keys(section_keys(f.key)) + "}");
-    read_section(*c, f.key, j);
+    read_section(*c, f.key, j, given_elsewhere);
   }
 }
 
+// The job gives the top-level field, or its launch file set it (`imported`).
+bool given(const YamlReader& doc, const std::vector<std::string>& imported, const std::string& key) {
+  return doc.has(key) || std::find(imported.begin(), imported.end(), key) != imported.end();
+}
+
 // The rules that tie fields together, after every field was read.
-void check_batch(const YamlReader& doc, JobSpec& j) {
+void check_batch(const YamlReader& doc, JobSpec& j, const std::vector<std::string>& imported) {
   if (j.model.empty()) doc.child("model").fail("must not be empty");
-  j.model = resolve_model_path(j.model, doc.file());
-  const bool has_batch = doc.has("batch_size"), has_tokens = doc.has("batch_tokens");
+  if (!launch_defines_model(j)) j.model = resolve_model_path(j.model, doc.file());
+  const bool has_batch = given(doc, imported, "batch_size"), has_tokens = given(doc, imported, "batch_tokens");
   if (has_batch == has_tokens)
     doc.fail(has_batch ? "give exactly one of batch_size and batch_tokens, not both"
                        : "missing batch_size (samples per GPU) or batch_tokens (tokens per GPU)");
@@ -134,11 +96,13 @@ void check_cluster(const YamlReader& doc, JobSpec& j) {
   if (j.usd_per_gpu_hour) j.price_gpu = j.cluster.gpu;
 }
 
-void check_run(const YamlReader& doc) {
+void check_run(const YamlReader& doc, const std::vector<std::string>& imported) {
   const auto r = doc.optional_child("run");
   if (!r) return;
-  const int kinds = (r->has("steps") ? 1 : 0) + ((r->has("epochs") || r->has("dataset_size")) ? 1 : 0) +
-                    (r->has("tokens") ? 1 : 0);
+  auto has = [&](const char* k) {
+    return r->has(k) || std::find(imported.begin(), imported.end(), "run." + std::string(k)) != imported.end();
+  };
+  const int kinds = (has("steps") ? 1 : 0) + ((has("epochs") || has("dataset_size")) ? 1 : 0) + (has("tokens") ? 1 : 0);
   if (kinds != 1) r->fail("give exactly one of steps | epochs + dataset_size | tokens");
   if (r->has("epochs") || r->has("dataset_size")) {
     r->child("epochs");  // "missing required field" when one is given without the other
@@ -172,6 +136,7 @@ void check_sequence_layout(const YamlReader& doc, const JobSpec& j) {
 
 bool differs_from_default(const JobField& f, const JobSpec& j) {
   static const JobSpec defaults{};
+  if (launch_gave(j, f.key)) return true;
   if (f.type != FieldType::section) return f.get(j) != f.get(defaults);
   for (const auto& child : job_fields())
     if (child.section() == f.key && differs_from_default(child, j)) return true;
@@ -192,6 +157,8 @@ void emit_section(YAML::Emitter& out, const std::string& section, const JobSpec&
     if (f.section() != section) continue;
     const bool written = f.emit == Emit::always || f.emit == Emit::with_section || differs_from_default(f, j);
     if (!written) continue;
+    // A model the launch file defines is written as that file (launch:), which the job keeps.
+    if (f.key == "model" && launch_defines_model(j)) continue;
     out << YAML::Key << f.name() << YAML::Value;
     if (f.type == FieldType::section) {
       out << YAML::BeginMap;
@@ -204,6 +171,22 @@ void emit_section(YAML::Emitter& out, const std::string& section, const JobSpec&
 }
 
 }  // namespace
+
+// (apply_override has already made a path given with --set absolute: it was typed relative to the
+// working directory. Marks cannot tell them apart: sweep points parse clones, which have none.)
+std::string resolve_job_path(const std::string& path, const std::string& job_file) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const fs::path folder = fs::path(job_file).parent_path();
+  if (p.is_absolute() || folder.empty()) return path;
+  return (folder / p).lexically_normal().string();
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.lexically_normal().string();
+}
 
 std::string field_prefix(const JobSpec& job, const std::string& field) {
   const auto it = job.positions.find(field);
@@ -231,10 +214,18 @@ JobSpec parse_job_spec(const YamlReader& doc) {
   j.file = doc.file();
   doc.check_keys(section_keys(""));
   record_positions(doc.node(), "", 0, j);
-  read_section(doc, "", j);
-  check_batch(doc, j);
+  const std::optional<LaunchRead> launch = read_job_launch(doc, j);
+  read_section(doc, "", j, launch ? launch_given_keys(*launch) : std::vector<std::string>{});
+  std::vector<std::string> imported;
+  if (launch) {
+    // read_section read the path again as written; the job keeps it resolved.
+    if (!j.launch.megatron_args.empty()) j.launch.megatron_args = launch->file;
+    else j.launch.torchtitan_toml = launch->file;
+    imported = merge_launch(doc, *launch, j);
+  }
+  check_batch(doc, j, imported);
   check_cluster(doc, j);
-  check_run(doc);
+  check_run(doc, imported);
   check_finetune(doc, j);
   check_sequence_layout(doc, j);
   return j;
@@ -283,12 +274,14 @@ bool channels_first(const JobSpec& job) {
 
 std::string merged_job_yaml(const std::string& path, const std::vector<Override>& overrides) {
   JobSpec job = load_job_spec(path, overrides);
-  if (model_is_path(job.model)) {
-    std::error_code ec;
-    const auto absolute = std::filesystem::absolute(job.model, ec);
-    if (!ec) job.model = absolute.lexically_normal().string();
-  }
-  return job_spec_to_yaml(job);
+  if (model_is_path(job.model) && !launch_defines_model(job)) job.model = absolute_path(job.model);
+  for (std::string* launch : {&job.launch.megatron_args, &job.launch.torchtitan_toml})
+    if (!launch->empty()) *launch = absolute_path(*launch);
+  // What reading the job warned about travels with it, as comments.
+  std::string warnings;
+  if (job.imported)
+    for (const auto& w : job.imported->warnings) warnings += "# warning: " + one_line(w) + "\n";
+  return warnings + job_spec_to_yaml(job);
 }
 
 std::string job_spec_to_yaml(const JobSpec& j) {

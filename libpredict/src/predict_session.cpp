@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ptp/predict/calibration.hpp"
+#include "ptp/predict/launch_import.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
@@ -47,22 +48,6 @@ std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& a
     combos = std::move(next);
   }
   return combos;
-}
-
-// Predicts each measured job as written and fits the step-part factors to the measurements.
-Calibrator calibrate(const std::string& csv_path, const Predictor& predictor) {
-  std::vector<CalibrationPoint> points;
-  LearnedMemo memo;
-  for (const auto& m : read_measured_steps(csv_path)) {
-    const std::string where = csv_path + ":" + std::to_string(m.line);
-    try {
-      const Prediction p = predictor.predict(load_job_spec(m.job_path), memo);
-      points.push_back({where, step_parts(p), m.step_time_s, transfer_key(p)});
-    } catch (const InputError& e) {
-      throw InputError(where + ": job: " + e.what());
-    }
-  }
-  return Calibrator(std::move(points));
 }
 
 }  // namespace
@@ -109,12 +94,12 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   if (req.search && !req.sweeps.empty()) throw InputError("--search and --sweep cannot be combined (list the values in --space)");
   if (req.search && !req.trace_path.empty()) throw InputError("--trace needs exactly one job (no search)");
   const auto combos = expand_sweeps(req.sweeps, req.job_files.size());
-  std::optional<Calibrator> calibration;
-  if (!req.calibrate_path.empty()) calibration = calibrate(req.calibrate_path, predictor);
+  const std::optional<Calibrator> calibration = calibrate_request(req, predictor);
   if (req.search) return run_search_request(req, predictor, calibration ? &*calibration : nullptr);
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
   LearnedMemo memo;  // what the learned levels answered, kept across the sweep
+  std::vector<std::string> job_notes;  // what reading each job file warned about, once per file
   for (const auto& file : req.job_files) {
     const auto doc = YamlReader::load_file(file);
     if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
@@ -144,6 +129,8 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
         }
       };
       JobSpec job = spec();
+      if (&combo == &combos.front())
+        for (const auto& w : job_warnings(job, predictor.catalogs())) job_notes.push_back("warning: " + w);
       scope_job_price(job, gpu_in_file, req.overrides, combo);
       // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
       // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
@@ -158,6 +145,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   }
 
   PredictOutcome out;
+  out.stderr_lines = std::move(job_notes);
   const bool sweep = !req.sweeps.empty();
   out.stdout_text = find_output_format(req.format).render(rows, sweep);
   if (!req.trace_path.empty()) {

@@ -4,6 +4,7 @@
 
 #include "analytical/parallelism.hpp"
 #include "analytical/step_memo.hpp"
+#include "ptp/predict/launch_import.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 #include "ptp/vocab/error.hpp"
@@ -21,6 +22,14 @@ const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
   if (it != models_.end()) return *it->second;
   auto desc = std::make_unique<ModelDesc>(load_model(id_or_path, models_dir_));
   return *models_.emplace(id_or_path, std::move(desc)).first->second;
+}
+
+const ModelDesc& Catalogs::model_from_text(const std::string& yaml_text) const {
+  const std::lock_guard<std::mutex> hold(models_lock_);
+  auto it = text_models_.find(yaml_text);
+  if (it != text_models_.end()) return *it->second;
+  auto desc = std::make_unique<ModelDesc>(parse_model_yaml(YamlReader::load_string(yaml_text, "the launch file's model")));
+  return *text_models_.emplace(yaml_text, std::move(desc)).first->second;
 }
 
 namespace {
@@ -163,9 +172,9 @@ std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const C
     r.quantized_base_bytes = quantized_base_bytes(job.finetune.double_quant ? BaseQuantization::nf4_double
                                                                             : BaseQuantization::nf4);
 
-  // Model: zoo id, YAML path or HF config.json.
+  // Model: zoo id, YAML path or HF config.json, or the one the launch file defines.
   try {
-    r.model = &catalogs.model(job.model);
+    r.model = launch_defines_model(job) ? &catalogs.model_from_text(job.imported->model_yaml) : &catalogs.model(job.model);
   } catch (const ModelNotFound& e) {
     fail(job, "model", e.what());
   } catch (const InputError& e) {

@@ -21,6 +21,8 @@
 //               (files and trees) follow the edited files, "checksum": CHECKSUM text (default:
 //               correct), "remove": [names]}. Generated so feature-schema changes cannot stale them.
 //   calibrate/  ptp-predict fixtures/job.yaml --calibrate FILE --trace T
+//   calibrate_log/  ptp-predict fixtures/job.yaml --calibrate-log FILE --trace T (the format recognised
+//               from the file's lines)
 //   space/      ptp-predict fixtures/job.yaml --search --space FILE
 //   args/       ptp-predict fixtures/job.yaml <one argument per line of FILE> (TRACE = a trace path,
 //               @HOSTILE@ = this folder);
@@ -111,7 +113,8 @@ std::map<std::string, std::string> manifest() {
 }
 
 const std::vector<std::string> kKinds{"job",    "model", "hf_config", "gpu",  "fabric",   "bundle",
-                                      "args",   "sweep", "nccl",      "csv",  "calibrate", "space"};
+                                      "args",   "sweep", "nccl",      "csv",  "calibrate", "space",
+                                      "calibrate_log"};
 
 std::vector<std::string> corpus_files(const std::string& kind) {
   std::vector<std::string> files;
@@ -259,6 +262,8 @@ TEST_CASE("hostile corpus: ptp-predict refuses every file cleanly", "[hostile]")
         argv.insert(argv.end(), {fixture, "--config-dir", cfg.string(), "--set", ask, "--trace", trace});
       } else if (kind == "calibrate") {
         argv.insert(argv.end(), {fixture, "--calibrate", file, "--trace", trace});
+      } else if (kind == "calibrate_log") {
+        argv.insert(argv.end(), {fixture, "--calibrate-log", file, "--trace", trace});
       } else if (kind == "space") {
         argv.insert(argv.end(), {fixture, "--search", "--space", file});
       } else if (kind == "bundle") {

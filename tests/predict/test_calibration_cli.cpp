@@ -1,6 +1,7 @@
 // End-to-end: ptp-predict --calibrate on the fixture jobs in tests/data/calibration (their measured
 // steps are synthetic fixtures, not measurements).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -91,4 +92,50 @@ TEST_CASE("calibration reports the step's percent error and names its method in 
   const auto search = run_command(predict(args + " --search --top 2"));
   REQUIRE(search.exit_code == 0);
   CHECK_THAT(search.out, Catch::Contains("the stack's factors") && !Catch::Contains("log_map_stack_factors"));
+}
+
+// --calibrate-log: the steady-state step of a training log (synthetic samples, tests/data/training_logs)
+// calibrates the job file it measured, and --set variants are predicted with that calibration.
+TEST_CASE("ptp-predict --calibrate-log: a Megatron log calibrates its job, and a --set variant keeps the ratio", "[cli][calibration][training_log]") {
+  const std::string dir = source_path("tests/data/training_logs");
+  const std::string job = dir + "/megatron-job.yaml", log = " --calibrate-log " + dir + "/megatron.log";
+  const auto plain = run_command(predict(job + " --format json"));
+  const auto cal = run_command(predict(job + log + " --format json"));
+  INFO(cal.err);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(cal.exit_code == 0);
+  const auto c = nlohmann::json::parse(cal.out);
+  CHECK(c["iteration"]["seconds"].get<double>() == Approx(1.2504).epsilon(0.01));  // the log's median step
+  REQUIRE(c["calibration"]["sources"].size() == 1);
+  CHECK_THAT(c["calibration"]["sources"][0].get<std::string>(),
+             Catch::Contains("megatron.log (megatron log: median of") && Catch::Contains("steady steps"));
+  CHECK(c["calibration"]["configurations"] == 1);
+  // The log measured the job as written; a variant at 64 GPUs moves by the uncalibrated ratio.
+  const auto plain64 = run_command(predict(job + " --format json --set cluster.num_gpus=64"));
+  const auto cal64 = run_command(predict(job + log + " --format json --set cluster.num_gpus=64"));
+  REQUIRE(cal64.exit_code == 0);
+  const double ratio = nlohmann::json::parse(plain.out)["iteration"]["seconds"].get<double>() /
+                       nlohmann::json::parse(plain64.out)["iteration"]["seconds"].get<double>();
+  CHECK(c["iteration"]["seconds"].get<double>() / nlohmann::json::parse(cal64.out)["iteration"]["seconds"].get<double>() ==
+        Approx(ratio).epsilon(1e-6));
+  // --log-format names it; a wrong one is refused with the format it expected.
+  CHECK(run_command(predict(job + log + " --log-format megatron")).exit_code == 0);
+  const auto wrong = run_command(predict(job + log + " --log-format torchtitan"));
+  CHECK(wrong.exit_code == 2);
+  CHECK_THAT(wrong.err, Catch::Contains("megatron.log") && Catch::Contains("torchtitan"));
+}
+
+TEST_CASE("ptp-predict --calibrate-log: a log whose own configuration contradicts the job is refused, naming both", "[cli][calibration][training_log]") {
+  const std::string dir = source_path("tests/data/training_logs");
+  const auto r = run_command(predict(dir + "/megatron-job.yaml --calibrate-log " + dir +
+                                     "/megatron.log --set global_batch_size=256"));
+  CHECK(r.exit_code == 0);  // --set edits the predicted job only: the measured one is the file's
+  const auto other = run_command(predict(source_path("tests/hostile/fixtures/job.yaml") + " --calibrate-log " + dir + "/megatron.log"));
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("megatron.log:9") && Catch::Contains("global_batch_size") &&
+                            Catch::Contains("128") && Catch::Contains("512"));
+  CHECK(std::count(other.err.begin(), other.err.end(), '\n') == 1);
+  const auto two_jobs = run_command(predict(dir + "/megatron-job.yaml " + dir + "/megatron-job.yaml --calibrate-log " + dir + "/megatron.log"));
+  CHECK(two_jobs.exit_code == 2);
+  CHECK_THAT(two_jobs.err, Catch::Contains("--calibrate-log: give the one job file"));
 }

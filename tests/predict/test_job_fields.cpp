@@ -37,6 +37,13 @@ std::vector<FieldValue> candidates(const JobField& f) {
   std::vector<FieldValue> out;
   switch (f.type) {
     case FieldType::text:
+      // A launch file must exist: the synthetic ones the launch tests read.
+      if (f.section() == "launch") {
+        const bool megatron = f.key == "launch.megatron_args";
+        out.emplace_back(std::string(PTP_SOURCE_DIR) + "/tests/data/launch/" +
+                         (megatron ? "llama3-8b-megatron.args" : "llama3_8b.toml"));
+        break;
+      }
       out.emplace_back(std::string("llama3-70b"));
       out.emplace_back(std::string("gpt2-xl"));
       break;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
@@ -179,4 +180,37 @@ TEST_CASE("ptp-predict --emit-job writes the job as read, flags applied, and pre
   CHECK(bad.exit_code == 2);
   CHECK(bad.out.empty());
   CHECK_THAT(bad.err, Catch::Contains("overlap.tp_comm: expected true or false"));
+}
+
+TEST_CASE("ptp-predict on a launch job: warnings on stderr, and its --emit-job predicts byte-identical JSON", "[cli][launch]") {
+  for (const char* name : {"llama3-8b-megatron.yaml", "llama3-8b-torchtitan.yaml"}) {
+    const std::string job = source_path("tests/data/launch/") + name;
+    INFO(job);
+    const auto original = run_command(predict(job + " --format json"));
+    REQUIRE(original.exit_code == 0);
+    REQUIRE(!original.err.empty());
+    std::istringstream lines(original.err);
+    for (std::string line; std::getline(lines, line);) CHECK_THAT(line, Catch::StartsWith("ptp-predict: warning: "));
+    const auto emitted = run_command(predict(job + " --emit-job"));
+    REQUIRE(emitted.exit_code == 0);
+    CHECK_THAT(emitted.out, Catch::Contains("launch:\n  ") && Catch::Contains("# warning: "));
+    // Written elsewhere: the emitted job names its launch file by an absolute path.
+    const auto file = ptp::test::write_temp_file("emitted.yaml", emitted.out);
+    const auto again = run_command(predict(file + " --format json"));
+    REQUIRE(again.exit_code == 0);
+    CHECK(again.out == original.out);
+  }
+  const std::string megatron = source_path("tests/data/launch/llama3-8b-megatron.yaml");
+  const auto sweep = run_command(predict(megatron + " --sweep parallelism.tensor=1,2 --format csv"));
+  REQUIRE(sweep.exit_code == 0);
+  CHECK(std::count(sweep.out.begin(), sweep.out.end(), '\n') == 3);
+  CHECK(std::count(sweep.err.begin(), sweep.err.end(), '\n') == 1);  // the job file's warnings, once
+  const auto contested = ptp::test::write_temp_file(
+      "contested.yaml", "launch:\n  megatron_args: " + source_path("tests/data/launch/llama3-8b-megatron.args") +
+                            "\nparallelism:\n  tensor: 4\ncluster:\n  gpu: h100-sxm5-80gb\n  num_gpus: 16\n");
+  const auto warned = run_command(predict(contested + " --format json"));
+  REQUIRE(warned.exit_code == 0);
+  CHECK_THAT(warned.err, Catch::Contains("contested.yaml:4:11: parallelism.tensor: the job's 4 wins over 2 from "
+                                         "--tensor-model-parallel-size 2 ("));
+  CHECK(nlohmann::json::parse(warned.out)["parallelism"]["tensor"] == 4);
 }

@@ -283,6 +283,11 @@ void CalibrationFit::apply(Prediction& p) const {
 Calibrator::Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors priors)
     : fit_(fit_calibration(points, priors)) {}
 
+Calibrator::Calibrator(std::vector<CalibrationPoint> points, std::vector<std::string> notes)
+    : fit_(fit_calibration(points)) {
+  fit_.warnings.insert(fit_.warnings.end(), notes.begin(), notes.end());
+}
+
 void Calibrator::apply(Prediction& p) const {
   if (!p.valid || !(p.iteration_s > 0)) return;
   fit_.apply(p);

@@ -1,6 +1,7 @@
 // --search as a library call: the job as written is predicted first (its errors are the user's to
 // fix before any search, and it is what every row's speed-up compares against), then the space.
 #include "ptp/predict/calibration.hpp"
+#include "ptp/predict/launch_import.hpp"
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/error.hpp"
@@ -24,6 +25,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   result.job = std::move(job);
 
   PredictOutcome out;
+  for (const auto& w : job_warnings(base, predictor.catalogs())) out.stderr_lines.push_back("warning: " + w);
   out.stdout_text = render_search(result, req.format);
   if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
   if (result.default_priced > 0 && req.search_options.objective == SearchObjective::cost) {

@@ -113,6 +113,8 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& points, cons
 class Calibrator {
  public:
   explicit Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors priors = {});
+  // `notes`: what reading the points warned about (a training log's caveats), shown with every prediction.
+  Calibrator(std::vector<CalibrationPoint> points, std::vector<std::string> notes);
   const CalibrationFit& fit() const { return fit_; }
   void apply(Prediction& p) const;  // fit().apply(p), then the energy that follows the new phase times
   double fit_residual() const { return fit_.fit_residual; }

@@ -58,6 +58,12 @@ const std::vector<std::string>& section_keys(std::string_view section);
 // A value as --set text ("" for monostate; numbers as %.10g) and back, for the field's type.
 std::string field_text(const FieldValue& v);
 FieldValue field_value_from_text(const JobField& f, const std::string& text);
+// The field's value as its row types it, from its YAML node; every refusal names the node.
+FieldValue read_field_value(const JobField& f, const YamlReader& node);
+// Text written outside a job file (a launch file's flag; a list as "a,b") read as the same text in
+// the job file would be, with the same checks and messages: "`where`: `name`: problem".
+FieldValue checked_field_value(const JobField& f, const std::string& text, const std::string& where,
+                               const std::string& name);
 
 // The reference of every field as Markdown (docs/job-spec.md is this text).
 std::string describe_job_spec_markdown();

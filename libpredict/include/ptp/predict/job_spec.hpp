@@ -2,6 +2,7 @@
 // The YAML job spec ptp-predict reads (and every `runs` row can be written as). Every field is
 // validated here; errors name the file, line:column and field.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -123,6 +124,13 @@ struct OverlapSpec {
   std::optional<bool> tp_comm, grad_reduce, param_gather, p2p, a2a;
 };
 
+// launch: what the job was launched with (launch_import.hpp): one of these, a path resolved against
+// the job file's folder.
+struct LaunchSpec {
+  std::string megatron_args, torchtitan_toml;
+};
+struct LaunchImport;  // launch_import.hpp
+
 struct JobSpec {
   std::string file;  // where it came from, for messages
   std::string model;
@@ -179,6 +187,10 @@ struct JobSpec {
   // Where each field was written in `file`: dotted name ("cluster.gpu") -> {line, column}. Fields
   // given with --set or left out are absent. Checks made after parsing (resolve_job) point here.
   std::map<std::string, std::pair<int, int>> positions;
+  LaunchSpec launch;
+  // What the launch file gave the job: the fields it set, the model it defines, what reading it
+  // warned about. Immutable and shared by the job's copies (a search makes ~10^5); null without launch:.
+  std::shared_ptr<const LaunchImport> imported;
 };
 
 // "file:line:col: field: why" for a problem with a field found after parsing; no line:col when
@@ -186,6 +198,10 @@ struct JobSpec {
 [[noreturn]] void fail_field(const JobSpec& job, const std::string& field, const std::string& why);
 // The same as a prefix "file:line:col: field: ", for messages composed elsewhere.
 std::string field_prefix(const JobSpec& job, const std::string& field);
+// A path written in a job file (a model, a launch file) is relative to that file's folder, so a job
+// runs from any directory; --emit-job writes such paths absolute.
+std::string resolve_job_path(const std::string& path, const std::string& job_file);
+std::string absolute_path(const std::string& path);
 
 // key=value overrides (--set) are applied to the YAML tree before validation so they get the same
 // checks and messages as the file. --unset KEY travels in the same list, so every reader of the

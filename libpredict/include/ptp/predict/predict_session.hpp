@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/calibration.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/output.hpp"
 #include "ptp/predict/predictor.hpp"
@@ -29,6 +30,10 @@ struct PredictRequest {
   // MEASURED.csv (--calibrate): measured steps of jobs like these; the fit corrects every prediction.
   // --set and --sweep edit the predicted jobs only: the CSV's jobs are what was measured.
   std::string calibrate_path;
+  // Training logs (--calibrate-log, repeatable) of the first job file as written, before --set and
+  // --sweep; `log_format` unset: recognised from the lines (training_log.hpp).
+  std::vector<std::string> calibrate_logs;
+  std::string log_format;
   // --search: rank the configurations of a space around the (one) job instead of predicting it.
   bool search = false;
   SearchOptions search_options;
@@ -46,6 +51,10 @@ struct PredictOutcome {
 constexpr std::size_t kMaxSweepPoints = 100'000;
 
 PredictOutcome run_predictions(const PredictRequest& request, const Predictor& predictor);
+
+// The calibration points of a request: each MEASURED.csv row, and each training log of the first job
+// file (its steady-state step, its stated settings checked against the job); nullopt when none.
+std::optional<Calibrator> calibrate_request(const PredictRequest& request, const Predictor& predictor);
 
 // --max-hours / --max-cost against these predictions: exit code 3 and a verdict line per overrun.
 void check_budgets(const PredictRequest& request, const std::vector<const Prediction*>& predictions,

@@ -28,6 +28,8 @@ class Catalogs {
   const FabricCatalog& fabrics() const { return fabrics_; }
   const std::string& models_dir() const { return models_dir_; }
   const ModelDesc& model(const std::string& id_or_path) const;  // cached; safe from any thread
+  // A model given as model YAML text (a launch file's sizes, launch_import.hpp), cached by its text.
+  const ModelDesc& model_from_text(const std::string& yaml_text) const;
 
  private:
   GpuCatalog gpus_;
@@ -35,6 +37,7 @@ class Catalogs {
   std::string models_dir_;
   mutable std::mutex models_lock_;
   mutable std::map<std::string, std::unique_ptr<ModelDesc>> models_;  // entries never move or change
+  mutable std::map<std::string, std::unique_ptr<ModelDesc>> text_models_;
 };
 
 class StepMemo;  // libpredict-private (analytical/step_memo.hpp)
