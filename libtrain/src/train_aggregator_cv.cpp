@@ -327,7 +327,7 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
     scale_prediction_halves(corrected, k.invariant, k.sharded);
     const auto& rec = *rows[i].record;
     learned.rows.push_back({rec.stack, rec.run_id, "learned", step_parts(corrected), measured[i], rec.job});
-    aside.rows.push_back({rec.stack, rec.run_id, "learned", step_parts(rows[i].composed_step), measured[i], rec.job});
+    aside.rows.push_back({rec.stack, rec.run_id, "levels_only", step_parts(rows[i].composed_step), measured[i], rec.job});
     // The analytical answer in the levels' uncapped frame, as the measured step is.
     StepParts a = step_parts(rows[i].analytical_step);
     if (rows[i].analytical > 0) a.scale(rows[i].analytical_uncapped() / rows[i].analytical);

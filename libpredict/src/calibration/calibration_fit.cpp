@@ -280,11 +280,9 @@ void CalibrationFit::apply(Prediction& p) const {
   for (const auto& w : warnings) p.warnings.push_back(w);
 }
 
-Calibrator::Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors priors)
-    : fit_(fit_calibration(points, priors)) {}
-
-Calibrator::Calibrator(std::vector<CalibrationPoint> points, std::vector<std::string> notes)
-    : fit_(fit_calibration(points)) {
+Calibrator::Calibrator(const std::vector<CalibrationPoint>& points, const std::vector<std::string>& notes,
+                       const CalibrationPriors& priors)
+    : fit_(fit_calibration(points, priors)) {
   fit_.warnings.insert(fit_.warnings.end(), notes.begin(), notes.end());
 }
 

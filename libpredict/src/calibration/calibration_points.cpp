@@ -1,7 +1,6 @@
 // The measured points of a request (--calibrate MEASURED.csv rows, --calibrate-log training logs),
 // each predicted as the job that was measured, before any --set or --sweep.
 #include <cmath>
-#include <cstdio>
 
 #include "ptp/predict/job_fields.hpp"
 #include "ptp/predict/predict_session.hpp"
@@ -12,18 +11,14 @@ namespace ptp {
 
 namespace {
 
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+std::string number_as_text(double v) { return field_text(FieldValue{v}); }
 
 // What the predicted job ran, under the job-field key a log states it with ("" when the job has no
 // such value to compare).
 std::string job_value(const std::string& field, const Prediction& p) {
-  if (field == "global_batch_size") return number_text(std::round(p.samples_per_second * p.iteration_s));
+  if (field == "global_batch_size") return number_as_text(std::round(p.samples_per_second * p.iteration_s));
   if (field == "seq_len") return p.seq_len > 0 ? std::to_string(p.seq_len) : "";
-  if (field == "batch_size") return number_text(p.batch_size);
+  if (field == "batch_size") return number_as_text(p.batch_size);
   if (field == "parallelism.tensor") return std::to_string(p.layout.tensor);
   if (field == "parallelism.pipeline") return std::to_string(p.layout.pipeline);
   if (field == "parallelism.context") return std::to_string(p.layout.context);
@@ -59,7 +54,7 @@ CalibrationPoint log_point(const std::string& log_path, const std::optional<LogF
   }
   std::string where = log_path + " (" + std::string(name_of(log_format_names(), step.format)) + " log: median of " +
                       std::to_string(step.steps_used) + " steady steps of " + std::to_string(step.steps_logged) +
-                      ", spread " + number_text(std::round(1000 * step.spread) / 10) + " %" +
+                      ", spread " + number_as_text(std::round(1000 * step.spread) / 10) + " %" +
                       (step.stream.empty() ? "" : ", " + step.stream) + ")";
   for (const auto& n : step.notes) notes.push_back(log_path + ": " + n);
   return {where, step_parts(p), step.step_s, transfer_key(p)};
@@ -90,7 +85,7 @@ std::optional<Calibrator> calibrate_request(const PredictRequest& req, const Pre
     for (const auto& log : req.calibrate_logs) points.push_back(log_point(log, format, req.job_files.front(), predictor, memo, notes));
   }
   if (points.empty()) return std::nullopt;
-  return Calibrator(std::move(points), std::move(notes));
+  return Calibrator(points, notes);
 }
 
 }  // namespace ptp

@@ -6,7 +6,6 @@
 #include "ptp/predict/launch_import.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 
 #include "megatron_flags.hpp"
@@ -49,11 +48,6 @@ std::string rival_given(const YamlReader& doc, const std::string& key) {
   return "";
 }
 
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
-}
 
 }  // namespace
 
@@ -178,7 +172,7 @@ std::vector<std::string> job_warnings(const JobSpec& job, const Catalogs& catalo
       const double theirs = model_value(d.param);
       if (theirs != d.value)
         out.push_back(d.where + ": " + d.source + " contradicts the job's model '" + m.id + "' (" + d.param + " " +
-                      number_text(theirs) + "); the job's model is predicted");
+                      field_text(FieldValue{theirs}) + "); the job's model is predicted");
     }
   } catch (const InputError&) {
     // A model that does not load is the prediction's error to report, with the job's line.

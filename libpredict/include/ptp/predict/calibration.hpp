@@ -112,9 +112,9 @@ CalibrationFit fit_calibration(const std::vector<CalibrationPoint>& points, cons
 // The fit, with how well it does on its own points and what it warns about them.
 class Calibrator {
  public:
-  explicit Calibrator(std::vector<CalibrationPoint> points, CalibrationPriors priors = {});
   // `notes`: what reading the points warned about (a training log's caveats), shown with every prediction.
-  Calibrator(std::vector<CalibrationPoint> points, std::vector<std::string> notes);
+  explicit Calibrator(const std::vector<CalibrationPoint>& points, const std::vector<std::string>& notes = {},
+                      const CalibrationPriors& priors = {});
   const CalibrationFit& fit() const { return fit_; }
   void apply(Prediction& p) const;  // fit().apply(p), then the energy that follows the new phase times
   double fit_residual() const { return fit_.fit_residual; }
