@@ -56,6 +56,9 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
   h.support.assign(y.size(), Support{});
   h.level.assign(y.size(), 0.0);
   h.novelty.assign(y.size(), Novelty::none);
+  h.gpu_runs.assign(y.size(), -1);
+  h.architecture_gpu_runs.assign(y.size(), -1);
+  h.precision_runs.assign(y.size(), -1);
   h.halves = halves;
   const bool described = SupportSpace::describes(names);
   for_each_fold(split, y.size(), workers, [&](const std::vector<std::size_t>& train, const std::vector<std::size_t>& test) {
@@ -70,15 +73,29 @@ HeldOutCorrections held_out_corrections(const DenseMatrix& x, const std::vector<
     const auto p = fit.typical.predict(x.select(test));
     std::set<std::string> gpus, models;
     std::map<std::string, std::set<std::string>> trained_precisions;  // precision -> its training codebases
+    std::map<std::string, int> gpu_runs, precision_runs, architecture_gpu_runs;
     if (domains) {
       trained_precisions = codebases_by_precision(domains->precisions, codebases, train);
-      for (auto i : train) gpus.insert(domains->gpus[i]), models.insert(domains->models[i]);
+      for (auto i : train) {
+        gpus.insert(domains->gpus[i]), models.insert(domains->models[i]);
+        ++gpu_runs[domains->gpus[i]], ++precision_runs[domains->precisions[i]];
+      }
+      for (auto i : train) {
+        int& best = architecture_gpu_runs[domains->architectures[i]];
+        best = std::max(best, gpu_runs[domains->gpus[i]]);
+      }
     }
     for (std::size_t j = 0; j < test.size(); ++j) {  // folds write disjoint rows
       const std::size_t i = test[j];
       h.typical[i] = p[j];
       h.level[i] = fit.level;
       if (auto it = fit.offsets.find(codebases[i]); it != fit.offsets.end()) h.offset[i] = it->second;
+      if (domains) {
+        h.gpu_runs[i] = gpu_runs.count(domains->gpus[i]) ? gpu_runs.at(domains->gpus[i]) : 0;
+        h.precision_runs[i] = precision_runs.count(domains->precisions[i]) ? precision_runs.at(domains->precisions[i]) : 0;
+        const auto best = architecture_gpu_runs.find(domains->architectures[i]);
+        h.architecture_gpu_runs[i] = best == architecture_gpu_runs.end() ? 0 : best->second;
+      }
       if (domains)
         h.novelty[i] = novelty_of(trained_precisions.count(domains->precisions[i]) > 0, gpus.count(domains->gpus[i]) > 0,
                                   models.count(domains->models[i]) > 0);

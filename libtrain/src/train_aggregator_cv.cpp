@@ -13,6 +13,7 @@
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/train/calibration_eval.hpp"
 #include "ptp/train/stack_effects.hpp"
+#include "ptp/train/thin_support_fit.hpp"
 #include "trainer_levels.hpp"
 
 namespace ptp::train::detail {
@@ -110,33 +111,46 @@ void nested_codebase_figures(const HeldOutCorrections& loco, const AggregatorTab
 }
 
 // A workload kind's band scale: the factor on its bands' log quantiles (grid 0.5-3) that puts the
-// share of its held-out residuals inside closest to 80 %. Kinds with fewer held-out residuals than
-// this keep 1.
+// share of its held-out residuals inside closest to 80 %; for a kind every split holds out this many
+// rows of, among the scales that hold at least 75 % on each split (when any does: pooled, the LLM
+// band held 80 % and 74 % where its runs were extrapolated in scale). Kinds with fewer held-out
+// residuals than this keep 1.
 constexpr std::size_t kMinBandScaleRows = 100;
 
 struct HeldOutResidual {
   double r;
   std::string band;
-  std::size_t row;
+  std::size_t row, split;
 };
 
 nlohmann::json fit_band_scales(const std::vector<HeldOutResidual>& residuals, const AggregatorTable& t,
-                               const nlohmann::json& interval) {
+                               const nlohmann::json& interval, std::size_t splits) {
   std::map<std::string, std::vector<const HeldOutResidual*>> by_kind;
   for (const auto& h : residuals) by_kind[t.kinds[h.row]].push_back(&h);
   nlohmann::json scales = nlohmann::json::object();
   for (const auto& [kind, rs] : by_kind) {
     if (rs.size() < kMinBandScaleRows) continue;
     double best = 1, best_gap = 1e300;
+    bool best_holds = false;
     for (int step = 0; step <= 50; ++step) {
       const double s = 0.5 + 0.05 * step;
       std::size_t inside = 0;
+      std::map<std::size_t, std::pair<std::size_t, std::size_t>> by_split;  // inside, rows
       for (const auto* h : rs) {
         const auto& q = interval[h->band];
-        inside += h->r >= s * q["log_q_low"].get<double>() && h->r <= s * q["log_q_high"].get<double>();
+        const bool in = h->r >= s * q["log_q_low"].get<double>() && h->r <= s * q["log_q_high"].get<double>();
+        inside += in;
+        by_split[h->split].first += in;
+        ++by_split[h->split].second;
       }
+      bool every_split_has_rows = by_split.size() == splits;
+      for (const auto& [split, n] : by_split) every_split_has_rows = every_split_has_rows && n.second >= kMinBandScaleRows;
+      bool holds = true;
+      if (every_split_has_rows)
+        for (const auto& [split, n] : by_split)
+          if (static_cast<double>(n.first) < 0.75 * static_cast<double>(n.second)) holds = false;
       const double gap = std::fabs(static_cast<double>(inside) / static_cast<double>(rs.size()) - 0.8);
-      if (gap < best_gap - 1e-12) best_gap = gap, best = s;
+      if ((holds && !best_holds) || (holds == best_holds && gap < best_gap - 1e-12)) best_gap = gap, best = s, best_holds = holds;
     }
     scales[kind] = best;
   }
@@ -152,8 +166,9 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
   nlohmann::json interval = uncalibrated_bands();
   std::map<std::string, std::vector<double>> pooled;
   std::vector<HeldOutResidual> residuals;
-  for (const auto& h : held)
+  for (std::size_t split = 0; split < held.size(); ++split)
     for (std::size_t i = 0; i < t.measured.size(); ++i) {
+      const HeldOutCorrections& h = held[split];
       const double c = held_out_log_correction(h, i, shrinkage, t.kinds[i]);
       if (!std::isfinite(c)) continue;
       const double r = std::log(t.measured[i] / (t.composed[i] * std::exp(c)));
@@ -161,7 +176,7 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
       const std::string band = band_name(known, h.novelty[i], h.support[i]);
       pooled[band].push_back(r);
       pooled[known ? "known_codebase" : "unknown_codebase"].push_back(r);
-      residuals.push_back({r, band, i});
+      residuals.push_back({r, band, i, split});
     }
   for (const char* band : kBandNames) {
     // Too few held-out rows in a band: the pooled residuals of its known / unknown group.
@@ -183,7 +198,7 @@ nlohmann::json fit_bands(const std::vector<HeldOutCorrections>& held, const Aggr
       far["log_q_high"] = std::max(far["log_q_high"].get<double>(), interval[name]["log_q_high"].get<double>());
     }
   }
-  interval["scale_by_kind"] = fit_band_scales(residuals, t, interval);
+  interval["scale_by_kind"] = fit_band_scales(residuals, t, interval, held.size());
   return interval;
 }
 
@@ -284,13 +299,20 @@ AggregatorCv cross_validate_aggregator(const TrainOptions& o, const std::vector<
                                        nlohmann::json& metrics) {
   const std::vector<Split> splits = aggregator_splits(t, metrics);
   std::vector<HeldOutCorrections> held;
-  const RowDomains domains{t.precisions, t.gpus, t.models};
+  const RowDomains domains{t.precisions, t.gpus, t.models, t.families};
   for (const auto& split : splits) {
     held.push_back(held_out_corrections(t.x, t.y, t.codebases, run_feature_names(false), agg, split, workers, t.halves, &domains));
     o.log(split.name + ": held-out corrections done");
   }
   AggregatorCv cv;
   cv.shrinkage = fit_split_shrinkage(held, t, metrics);
+  const ShrinkageFitRows fit_rows{t.composed, t.analytical, t.measured, t.codebases};
+  const ThinSupportRows thin_rows{t.gpus, t.families, t.precisions, t.kinds};
+  cv.shrinkage.thin = fit_thin_support(held[5], held[1], held[0], fit_rows, thin_rows, cv.shrinkage, metrics["thin_support"]);
+  metrics["shrinkage"]["thin_support"] = cv.shrinkage.thin.to_json();
+  metrics["shrinkage"]["thin_support_fitted_on"] = {"leave_one_gpu_out", "leave_one_precision_out", "leave_one_codebase_out"};
+  for (auto& h : held) apply_thin_support(h, cv.shrinkage.thin, thin_rows);
+  o.log("thin support shares: " + cv.shrinkage.thin.to_json().dump());
   cv.interval = fit_bands(held, t, cv.shrinkage);
   for (std::size_t s = 0; s < splits.size(); ++s)
     cv.oof_columns[splits[s].name] = judge_split(o, rows, t, splits[s], held[s], cv.shrinkage, cv.interval, report_block, metrics);
@@ -315,7 +337,9 @@ std::string evaluate_calibration_held_out(const TrainOptions& o, const std::vect
   std::vector<std::string> stacks;
   for (const auto& r : rows) stacks.push_back(r.record->stack);
   const Split split = group_split("leave_one_stack_out", stacks, 2);
-  const auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.halves);
+  const RowDomains domains{t.precisions, t.gpus, t.models, t.families};
+  auto h = held_out_corrections(ax, ay, codebases, run_feature_names(false), agg, split, workers, t.halves, &domains);
+  apply_thin_support(h, shrinkage.thin, ThinSupportRows{t.gpus, t.families, t.precisions, t.kinds});
   CalibrationBase learned{"learned", "the learned answer, its step correction from an aggregator trained without the stack", {}};
   CalibrationBase aside{"levels_only", "the learned levels (op times, communication) without the step correction", {}};
   CalibrationBase analytical{"analytical", "the analytical answer (--analytical)", {}};

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ptp/vocab/csv.hpp"
+#include "ptp/train/thin_support_fit.hpp"
 #include "trainer_levels.hpp"
 
 namespace ptp::train::detail {
@@ -220,6 +221,7 @@ std::string report_markdown(const TrainOptions& o, std::size_t runs_used, int ru
   if (metrics.contains("cv"))
     for (const auto& [split, v] : metrics["cv"].items()) split_names.push_back(split);
   md += precision_section(metrics, precisions_seen, split_names);
+  md += thin_support_section(metrics);
   md += group_section(metrics, split_names, "GPU family", "family", "by_gpu_family", families);
   md += group_section(metrics, split_names, "model", "model", "by_model", models);
   md += lower_levels_section(metrics);

@@ -240,7 +240,22 @@ nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double t
   nlohmann::json by_kind = nlohmann::json::object();
   for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = s.to_json();
   return {{"known_codebase", shrinkage.known.to_json()}, {"unknown_codebase", shrinkage.unknown.to_json()},
-          {"unknown_codebase_by_kind", by_kind}, {"typical_level", typical_level}};
+          {"unknown_codebase_by_kind", by_kind}, {"typical_level", typical_level}, {"thin_support", shrinkage.thin.to_json()}};
+}
+
+std::map<std::string, int> counts_of(const std::vector<std::string>& labels) {
+  std::map<std::string, int> counts;
+  for (const auto& l : labels) ++counts[l];
+  return counts;
+}
+
+// Per architecture, the training runs of its best-supported GPU (ThinSupportShares::factor).
+std::map<std::string, int> best_gpu_runs_by_architecture(const std::vector<std::string>& gpus,
+                                                         const std::vector<std::string>& architectures) {
+  const std::map<std::string, int> runs = counts_of(gpus);
+  std::map<std::string, int> best;
+  for (std::size_t i = 0; i < gpus.size(); ++i) best[architectures[i]] = std::max(best[architectures[i]], runs.at(gpus[i]));
+  return best;
 }
 
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,
@@ -277,7 +292,10 @@ nlohmann::json bundle_manifest(const TrainOptions& o, const std::vector<RunRow>&
         {"models", std::set<std::string>(t.models.begin(), t.models.end())},
         {"gpus", std::set<std::string>(t.gpus.begin(), t.gpus.end())},
         {"max_num_gpus", t.num_gpus.empty() ? 1 : *std::max_element(t.num_gpus.begin(), t.num_gpus.end())},
-        {"precision_codebases", codebases_by_precision(t.precisions, t.codebases, every_run)}}},
+        {"precision_codebases", codebases_by_precision(t.precisions, t.codebases, every_run)},
+        {"gpu_runs", counts_of(t.gpus)},
+        {"architecture_gpu_runs", best_gpu_runs_by_architecture(t.gpus, t.families)},
+        {"precision_runs", counts_of(t.precisions)}}},
       {"codebase_offsets", codebase_offsets_json(aggregator)},
       {"shrinkage", manifest_shrinkage(cv.shrinkage, aggregator.level)},
       {"support", SupportSpace(feature_rows, run_feature_names(false)).to_json()},

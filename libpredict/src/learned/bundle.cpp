@@ -180,6 +180,17 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
         }
       }
     }
+    for (const auto& [key, into] : {std::pair{"gpu_runs", &b.gpu_runs}, std::pair{"precision_runs", &b.precision_runs},
+                                    std::pair{"architecture_gpu_runs", &b.architecture_gpu_runs}}) {
+      if (!domain.contains(key)) continue;
+      const auto& counts = domain.at(key);
+      require(counts.is_object(), manifest_path, std::string("domain.") + key, "expected {name: training runs}");
+      for (const auto& [name, v] : counts.items()) {
+        require(v.is_number_integer() && v.get<int>() > 0, manifest_path, std::string("domain.") + key + "." + name,
+                "expected a positive run count");
+        (*into)[name] = v.get<int>();
+      }
+    }
     const auto& offsets = m.at("codebase_offsets");
     require(offsets.is_object(), manifest_path, "codebase_offsets", "expected {codebase: log offset}");
     for (const auto& [name, v] : offsets.items()) {
@@ -207,6 +218,12 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
               "expected {workload kind: shrinkage}");
       for (const auto& [kind, one] : by_kind.items())
         b.shrinkage.unknown_by_kind[kind] = shrinkage_at(one, "unknown_codebase_by_kind." + kind);
+    }
+    // Optional: bundles before it kept the whole correction on thin GPUs and precisions.
+    if (sh.contains("thin_support")) {
+      require(!b.gpu_runs.empty() && !b.precision_runs.empty() && !b.architecture_gpu_runs.empty(), manifest_path,
+              "shrinkage.thin_support", "needs domain.gpu_runs, domain.architecture_gpu_runs and domain.precision_runs");
+      b.shrinkage.thin = ThinSupportShares::from_json(sh.at("thin_support"), manifest_path);
     }
     b.typical_level = m.at("shrinkage").value("typical_level", 0.0);
     require(std::isfinite(b.typical_level) && std::fabs(b.typical_level) < 5, manifest_path,
@@ -258,12 +275,25 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   near.precision_of_one_codebase = precision_of_one_codebase(precision_codebases, job.policy->id, job.job.codebase);
   const Novelty novelty = novelty_of(job);
   near.precision_untrained = novelty == Novelty::precision;
+  const auto runs_of = [](const std::map<std::string, int>& counts, const std::string& key) {
+    const auto it = counts.find(key);
+    return it == counts.end() ? 0 : it->second;
+  };
+  const bool counted = !gpu_runs.empty() && !precision_runs.empty() && !architecture_gpu_runs.empty();
+  const int gpu_n = counted ? runs_of(gpu_runs, job.gpu->id) : -1;
+  const int architecture_n = counted ? runs_of(architecture_gpu_runs, job.gpu->architecture) : -1;
+  const int precision_n = counted ? runs_of(precision_runs, job.policy->id) : -1;
+  near.thin_support_factor =
+      counted ? shrinkage.thin.factor(job.gpu->architecture, architecture_n, job.policy->id, precision_n) : 1.0;
   auto& s = p.support;
   s.assessed = true;
   s.runs_near = near.runs_near;
   s.outside = near.outside;
   s.extrapolating = near.extrapolating();
   s.precision_of_one_codebase = near.precision_of_one_codebase;
+  s.gpu_runs = gpu_n;
+  s.precision_runs = precision_n;
+  s.thin_support_factor = near.thin_support_factor;
   s.codebase = job.job.codebase;
   const auto offset = s.codebase.empty() ? codebase_offsets.end() : codebase_offsets.find(s.codebase);
   s.codebase_known = offset != codebase_offsets.end();
@@ -289,6 +319,18 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
     p.warnings.push_back("extrapolating (" + why + "): " +
                          std::to_string(static_cast<int>(std::lround(p.aggregator_share * 100))) +
                          " % of the learned correction applied, band widened");
+  }
+  if (near.thin_support_factor < 1) {
+    std::string thin;
+    if (architecture_n < kThinSupportRuns)
+      thin = std::to_string(gpu_n) + " training runs on " + job.gpu->id + ", at most " + std::to_string(architecture_n) +
+             " on any " + job.gpu->architecture + " GPU";
+    if (precision_n < kThinSupportRuns)
+      thin += (thin.empty() ? "" : " and ") + std::to_string(precision_n) + " in " + job.policy->id;
+    p.warnings.push_back("thin support (" + thin + ", under " + std::to_string(kThinSupportRuns) +
+                         "): the learned correction keeps " +
+                         std::to_string(static_cast<int>(std::lround(near.thin_support_factor * 100))) +
+                         " % of its share, what leave-one-GPU-out and leave-one-precision-out show it earns there");
   }
   s.novelty = novelty_name(novelty);
   const double codebase_factor = std::exp(s.codebase_offset);

@@ -197,7 +197,7 @@ nlohmann::json Shrinkage::to_json() const {
 double Shrinkage::share(const Support& s) const {
   const double n = s.runs_near;
   const double by_count = half_support_runs > 0 ? n / (n + half_support_runs) : 1.0;
-  return max_share * by_count * (s.extrapolating() ? extrapolating_share : 1.0);
+  return max_share * by_count * (s.extrapolating() ? extrapolating_share : 1.0) * s.thin_support_factor;
 }
 
 }  // namespace ptp

@@ -89,6 +89,9 @@ json predictor_json(const Prediction& p) {
                     {"codebase_known", s.codebase_known},
                     {"codebase_offset", s.codebase_offset},
                     {"new", s.novelty.empty() ? json(nullptr) : json(s.novelty)},
+                    {"gpu_runs", s.gpu_runs < 0 ? json(nullptr) : json(s.gpu_runs)},
+                    {"precision_runs", s.precision_runs < 0 ? json(nullptr) : json(s.precision_runs)},
+                    {"thin_support_factor", s.thin_support_factor},
                     {"band", s.band}};
   }
   return j;

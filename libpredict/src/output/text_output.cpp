@@ -167,7 +167,7 @@ std::string render_table(const Prediction& p) {
        (p.communication_predictor == "learned" && p.communication_learned_weight < 0.995
             ? fmt(" (%.0f%% of its correction: beyond its all-reduce data)", 100 * p.communication_learned_weight)
             : std::string()) +
-       (p.predictor_kind == "learned" ? fmt(", aggregator %.0f%%", 100 * p.aggregator_share) : std::string()) +
+       (p.predictor_kind == "learned" ? ", aggregator " + std::to_string(std::lround(100 * p.aggregator_share)) + "%" : std::string()) +
        (p.support.assessed ? " (" + std::to_string(p.support.runs_near) + " training runs near" +
                                  (p.support.codebase_known ? ", codebase " + p.support.codebase : std::string()) +
                                  (p.support.novelty.empty() ? std::string() : ", new " + p.support.novelty) + ")"

@@ -161,6 +161,8 @@ struct Prediction {
     bool codebase_known = false;       // the bundle has an offset for it
     double codebase_offset = 0;        // log space
     std::string novelty;               // what no training run had: "", "model", "gpu" or "precision"
+    int gpu_runs = -1, precision_runs = -1;  // training runs on the job's GPU and in its precision (-1: not recorded)
+    double thin_support_factor = 1;          // ThinSupportShares::factor: the share thin support leaves
     std::string band;                  // the manifest interval the 80 % band came from
   } support;
   std::vector<std::string> warnings;

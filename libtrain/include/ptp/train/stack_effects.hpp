@@ -46,12 +46,16 @@ struct HeldOutCorrections {
   std::vector<double> level;  // StackFit::level of the row's fold
   std::vector<Support> support;
   std::vector<Novelty> novelty;  // what the row has that its fold's training rows did not
+  // Training runs of the row's fold on its GPU, on the best-supported GPU of its GPU's architecture
+  // and in its precision (-1: no domains given).
+  std::vector<int> gpu_runs, architecture_gpu_runs, precision_runs;
 };
 // Each row's precision, GPU and model: what a fold's training rows must have for a row to be seen.
 struct RowDomains {
   const std::vector<std::string>& precisions;
   const std::vector<std::string>& gpus;
   const std::vector<std::string>& models;
+  const std::vector<std::string>& architectures;  // each row's GPU architecture
 };
 // Which codebases' runs among `rows` have each precision: the manifest's domain.precision_codebases
 // (all rows) and each fold's (its training rows), read by Support::precision_of_one_codebase.

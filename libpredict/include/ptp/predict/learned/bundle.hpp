@@ -48,13 +48,16 @@ inline constexpr const char* kBandNames[] = {
     "known_codebase.nearest_0.1_0.3",  "known_codebase.nearest_0.3_plus",  "unknown_codebase.extrapolating",
     "unknown_codebase.nearest_0_0.02", "unknown_codebase.nearest_0.02_0.1", "unknown_codebase.nearest_0.1_0.3",
     "unknown_codebase.nearest_0.3_plus"};
+// A GPU architecture or precision with thin support (thin_support.hpp) takes the extrapolating band:
+// its correction is the one or two sources' that published it, whatever their runs' distance.
 inline const char* band_name(bool codebase_known, Novelty novelty, const Support& s) {
   const int nearest_bin = s.nearest < 0.02 ? 0 : s.nearest < 0.1 ? 1 : s.nearest < 0.3 ? 2 : 3;
-  if (!codebase_known) return kBandNames[s.extrapolating() ? 8 : 9 + nearest_bin];
+  const bool far = s.extrapolating() || s.thin_support_factor < 1;
+  if (!codebase_known) return kBandNames[far ? 8 : 9 + nearest_bin];
   // A precision no training run had extrapolates too (Support::precision_untrained), but its band is
   // the one measured on held-out precisions.
   if (novelty == Novelty::precision) return kBandNames[1];
-  if (s.extrapolating()) return kBandNames[0];
+  if (far) return kBandNames[0];
   switch (novelty) {
     case Novelty::precision: break;
     case Novelty::gpu: return kBandNames[2];
@@ -89,6 +92,10 @@ class LearnedBundle {
   // Which codebases' runs trained each precision (manifest domain.precision_codebases; empty in
   // bundles written before it).
   std::map<std::string, std::set<std::string>> precision_codebases;
+  // Training runs per GPU and per precision (manifest domain.gpu_runs / precision_runs; empty in
+  // bundles written before them, whose jobs are never thin).
+  std::map<std::string, int> gpu_runs, precision_runs;
+  std::map<std::string, int> architecture_gpu_runs;  // domain.architecture_gpu_runs: its best-supported GPU's runs
 
   std::unique_ptr<LearnedOpModel> compute;
   std::unique_ptr<LearnedCollectiveModel> communication;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/learned/thin_support.hpp"
+
 namespace ptp {
 
 struct Support {
@@ -22,6 +24,9 @@ struct Support {
   // No training run is in the job's precision: its correction is the other precisions' (the support
   // features place it by peak throughput, which another precision can share).
   bool precision_untrained = false;
+  // The share of the correction few training runs on the job's GPU or in its precision leave it
+  // (ThinSupportShares::factor; 1: neither is thin).
+  double thin_support_factor = 1;
   bool extrapolating() const {
     return runs_near == 0 || !outside.empty() || !precision_of_one_codebase.empty() || precision_untrained;
   }
@@ -88,7 +93,7 @@ struct HalfFactors {
 // How much of the learned answer a job gets, in log space between the analytical answer and the
 // learned one (the composed lower levels times the typical correction), half by half (StepHalves): max_share * n / (n +
 // half_support_runs) (n / (n + 0) counts as 1), and extrapolating_share of that when no training run
-// is near or a support feature lies outside the trained range. Shrinking toward the analytical answer,
+// is near or a support feature lies outside the trained range, times the support's thin_support_factor. Shrinking toward the analytical answer,
 // not toward the composed step, makes a level that does not pay where its data ends step aside
 // entirely (leave-one-codebase-out: the learned kernel times alone are worse than the analytical
 // answer on 7 of 11 codebases). Fitted by ptp-train on the held-out splits, never set by hand.
@@ -125,6 +130,7 @@ struct Shrinkage {
 struct CorrectionShrinkage {
   Shrinkage known, unknown;
   std::map<std::string, Shrinkage> unknown_by_kind;
+  ThinSupportShares thin;
   const Shrinkage& of_unknown(const std::string& workload_kind) const {
     const auto it = unknown_by_kind.find(workload_kind);
     return it == unknown_by_kind.end() ? unknown : it->second;
