@@ -132,3 +132,30 @@ TEST_CASE("a calibrated stack keeps scaling, precision and GPU ratios", "[loop][
   const std::string h200 = " --set cluster.gpu=h200-sxm-141gb";
   if (step("--analytical" + h200) <= step("--analytical")) CHECK(step(cal + h200) <= cal16);
 }
+
+// A GPU architecture and a precision with thin support keep only part of the learned correction
+// (thin_support.hpp). The step-aside changes how far a job moves toward the analytical answer, so
+// it is where a newer GPU or a faster precision could turn slower: it must not, unless the
+// analytical model says so.
+TEST_CASE("thin support steps aside without inverting GPU or precision ratios", "[loop][physics][thin]") {
+  const auto llama = write_temp_file(
+      "llama3-70b-thin.yaml",
+      "model: llama3-70b\nprecision: fp8\nbatch_size: 1\nseq_len: 8192\nglobal_batch_size: 512\n"
+      "codebase: megatron-bridge\nsharding: zero1\nparallelism: {tensor: 4, pipeline: 4}\n"
+      "cluster: {gpu: b200-sxm-180gb, num_gpus: 64}\n");
+  const auto b200 = predict(llama);
+  const auto h100 = predict(llama, "--set cluster.gpu=h100-sxm5-80gb");
+  // The shipped bundle has no Blackwell GPU with 100 runs: the B200 job is thin, the H100 one not.
+  CHECK(b200["predictor"]["support"]["thin_support_factor"].get<double>() < 1);
+  CHECK(h100["predictor"]["support"]["thin_support_factor"].get<double>() == 1);
+  auto analytical = [&](const std::string& flags) { return seconds(predict(llama, "--analytical " + flags)); };
+  if (analytical("") <= analytical("--set cluster.gpu=h100-sxm5-80gb")) CHECK(seconds(b200) <= seconds(h100));
+  for (const char* gpu : {"b200-sxm-180gb", "gb200", "b300-sxm", "gb300"}) {
+    INFO(gpu);
+    const std::string on = std::string("--set cluster.gpu=") + gpu;
+    const double fp8 = seconds(predict(llama, on)), fp4 = seconds(predict(llama, on + " --set precision=fp4"));
+    const double bf16 = seconds(predict(llama, on + " --set precision=bf16"));
+    if (analytical(on + " --set precision=fp4") <= analytical(on)) CHECK(fp4 <= fp8);
+    if (analytical(on) <= analytical(on + " --set precision=bf16")) CHECK(fp8 <= bf16);
+  }
+}
