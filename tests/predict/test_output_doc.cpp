@@ -222,4 +222,13 @@ TEST_CASE("the README is a manual: short, the sections a user needs, no history,
   REQUIRE(std::count(table.begin(), table.end(), '\n') >= 4);
   INFO("copy the \"Overall\" table of models/default/report/report.md into the README's Accuracy section:\n" << table);
   CHECK(readme.find(table) != std::string::npos);
+
+  // The first prediction shown is the binary's own report of the example job, the checkout's path
+  // written as <checkout>: a retrained bundle or a changed report shows here.
+  std::string shown = run_ok(source_path("configs/jobs/bert-large-amp-16xa100.yaml"));
+  const std::string checkout = PTP_SOURCE_DIR;
+  for (auto at = shown.find(checkout); at != std::string::npos; at = shown.find(checkout, at))
+    shown.replace(at, checkout.size(), "<checkout>");
+  INFO("copy this report into the README's \"The first prediction\" block:\n" << shown);
+  CHECK(readme.find(shown) != std::string::npos);
 }
