@@ -322,15 +322,16 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   }
   if (near.thin_support_factor < 1) {
     std::string thin;
-    if (architecture_n < kThinSupportRuns)
+    const auto& shares = shrinkage.thin;
+    if (architecture_n < kThinSupportRuns && shares.gpu_share(job.gpu->architecture) < 1)
       thin = std::to_string(gpu_n) + " training runs on " + job.gpu->id + ", at most " + std::to_string(architecture_n) +
              " on any " + job.gpu->architecture + " GPU";
-    if (precision_n < kThinSupportRuns)
+    if (precision_n < kThinSupportRuns && shares.precision_share(job.policy->id) < 1)
       thin += (thin.empty() ? "" : " and ") + std::to_string(precision_n) + " in " + job.policy->id;
     p.warnings.push_back("thin support (" + thin + ", under " + std::to_string(kThinSupportRuns) +
                          "): the learned correction keeps " +
                          std::to_string(static_cast<int>(std::lround(near.thin_support_factor * 100))) +
-                         " % of its share, what leave-one-GPU-out and leave-one-precision-out show it earns there");
+                         " % of its share, what the bundle's held-out GPUs, precisions and codebases show it earns there");
   }
   s.novelty = novelty_name(novelty);
   const double codebase_factor = std::exp(s.codebase_offset);
