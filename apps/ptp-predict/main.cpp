@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "../cli_number.hpp"
+#include "ptp/predict/catalog_listing.hpp"
 #include "ptp/predict/job_fields.hpp"
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/predict/training_log.hpp"
@@ -28,6 +29,13 @@ int main(int argc, char** argv) {
   bool describe_job_spec = false;
   app.add_flag("--describe-job-spec", describe_job_spec,
                "print the reference of every job-spec field as Markdown (docs/job-spec.md) and exit")
+      ->excludes(jobs);
+  std::string list_kind;
+  std::string kinds;
+  for (const auto& k : ptp::listing_kinds()) kinds += (kinds.empty() ? "" : " | ") + k;
+  auto* list = app.add_option("--list", list_kind,
+                 "print what a job can name, one line per entry, sorted, and exit: " + kinds +
+                     " (GPUs with memory, peak TFLOP/s per precision and catalog price; models with parameters)")
       ->excludes(jobs);
   auto* emit_job = app.add_flag("--emit-job", "print each job as read, with --set/--unset applied, as a job file "
                                               "(YAML; predicting it gives the same answer) and exit");
@@ -90,12 +98,20 @@ int main(int argc, char** argv) {
     std::fputs(ptp::describe_job_spec_markdown().c_str(), stdout);
     return 0;
   }
-  if (req.job_files.empty()) {
+  if (req.job_files.empty() && !*list) {
     std::cerr << "ptp-predict: error: jobs is required\n";
     return 2;
   }
   try {
     if (config_dir.empty()) config_dir = ptp::config_root();
+    if (*list) {
+      if (bundle.empty() && !analytical) bundle = ptp::default_bundle_dir(config_dir);
+      const auto listing = ptp::list_catalog(list_kind, config_dir, analytical ? "" : bundle);
+      for (const auto& line : listing.lines) std::cout << line << "\n";
+      std::cout.flush();
+      if (!listing.note.empty()) std::cerr << "ptp-predict: note: " << listing.note << "\n";
+      return 0;
+    }
     // Removals first, so --unset finetune --set finetune.method=lora,... replaces a whole section.
     for (const auto& s : unsets) req.overrides.push_back(ptp::parse_unset(s));
     for (const auto& s : sets) req.overrides.push_back(ptp::parse_override(s));

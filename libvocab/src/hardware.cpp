@@ -28,8 +28,8 @@ double GpuSpec::peak_flops(const std::string& math) const {
 }
 
 template <typename Spec>
-Catalog<Spec>::Catalog(std::string dir, Parser parser, std::string kind_name)
-    : kind(std::move(kind_name)), dir_(std::move(dir)), parser_(parser) {
+Catalog<Spec>::Catalog(std::string dir, Parser parser, std::string kind_name, std::string list_kind_name)
+    : kind(std::move(kind_name)), list_kind(std::move(list_kind_name)), dir_(std::move(dir)), parser_(parser) {
   std::error_code ec;
   if (!fs::is_directory(dir_, ec)) throw InputError(dir_, 0, 0, "", "catalog directory not found");
 }
@@ -81,7 +81,27 @@ const Spec* Catalog<Spec>::find(const std::string& id_or_alias) const {
 template <typename Spec>
 const Spec& Catalog<Spec>::get(const std::string& id_or_alias, const std::string& where) const {
   if (const Spec* s = find(id_or_alias)) return *s;
-  throw InputError(where + "unknown " + kind + " '" + id_or_alias + "'" + did_you_mean(id_or_alias, ids()));
+  // Aliases are matched too (h100x is one slip from the alias H100), and their entries' ids suggested.
+  std::vector<std::string> names;
+  std::map<std::string, std::string> id_of;
+  const std::lock_guard<std::recursive_mutex> hold(*lock_);
+  for (const auto& s : all()) {
+    names.push_back(s.id);
+    id_of[s.id] = s.id;
+    if constexpr (std::is_same_v<Spec, GpuSpec>)
+      for (const auto& a : s.aliases) {
+        names.push_back(a);
+        id_of[a] = s.id;
+      }
+  }
+  std::vector<std::string> near;
+  for (const auto& n : nearest_names(id_or_alias, names, names.size())) {
+    if (std::find(near.begin(), near.end(), id_of[n]) == near.end()) near.push_back(id_of[n]);
+    if (near.size() == 3) break;
+  }
+  const std::string hint = !near.empty() || list_kind.empty() ? did_you_mean_list(near)
+                                                             : add_catalog_entry_hint(id_or_alias, dir_, list_kind);
+  throw InputError(where + "unknown " + kind + " '" + id_or_alias + "'" + hint);
 }
 
 template <typename Spec>
@@ -232,9 +252,9 @@ FabricSpec parse_fabric_spec(const YamlReader& doc) {
   return f;
 }
 
-GpuCatalog load_gpu_catalog(const std::string& dir) { return GpuCatalog(dir, parse_gpu_spec, "GPU"); }
+GpuCatalog load_gpu_catalog(const std::string& dir) { return GpuCatalog(dir, parse_gpu_spec, "GPU", "gpus"); }
 
-FabricCatalog load_fabric_catalog(const std::string& dir) { return FabricCatalog(dir, parse_fabric_spec, "fabric"); }
+FabricCatalog load_fabric_catalog(const std::string& dir) { return FabricCatalog(dir, parse_fabric_spec, "fabric", "fabrics"); }
 
 std::string config_root() {
   if (const char* env = std::getenv("PTP_CONFIG_DIR"); env && *env) return env;

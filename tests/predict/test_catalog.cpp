@@ -2,6 +2,7 @@
 
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
+#include "ptp/vocab/suggest.hpp"
 #include "support/run_command.hpp"
 
 using namespace ptp;
@@ -53,6 +54,40 @@ TEST_CASE("unknown GPU ids suggest near ids", "[catalog]") {
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("a100-sxm4-80gb") && Catch::Contains("cluster.gpu"));
   }
+}
+
+// Issue 54, item 3: a suggestion must be close (suggest.cpp: at most max(2, typed length / 3) edits,
+// fewer than the typed length; a name typed in part counts half); otherwise the error says how to add
+// the entry.
+TEST_CASE("did-you-mean suggests only close names and otherwise says how to add the entry", "[catalog][issue54]") {
+  using V = std::vector<std::string>;
+  CHECK(nearest_names("mi300x", {"gb300", "b300-sxm", "h100-sxm5-80gb"}).empty());  // 3 edits of 6
+  CHECK(nearest_names("a100-sxm4-81gb", {"a100-sxm4-80gb"}) == V{"a100-sxm4-80gb"});
+  CHECK(nearest_names("megatorn", {"megatron", "fsdp"}) == V{"megatron"});          // a swapped pair: 2 edits
+  CHECK(nearest_names("llama3", {"llama3-8b", "llama2-7b", "resnet50"}) == V{"llama3-8b"});  // typed in part
+  CHECK(nearest_names("x", {"l4", "t4"}).empty());
+  CHECK(nearest_names("t5", {"t4", "l40s"}) == V{"t4"});
+  const auto near = nearest_names("h100-sxm5-80g", catalog().ids());
+  REQUIRE_FALSE(near.empty());
+  CHECK(near.front() == "h100-sxm5-80gb");
+  CHECK(near.size() <= 3);
+
+  auto error_of = [](const std::string& id) {
+    try {
+      catalog().get(id, "job.yaml: cluster.gpu: ");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string gpus = std::string(PTP_SOURCE_DIR) + "/configs/gpus/";
+  CHECK(error_of("mi300x") == "job.yaml: cluster.gpu: unknown GPU 'mi300x': not in the catalog; add " + gpus +
+                                  "mi300x.yaml (see docs/extending.md), or run ptp-predict --list gpus");
+  CHECK_THAT(error_of("MI300X"), Catch::Contains("add " + gpus + "mi300x.yaml"));  // ids are lower case
+  CHECK_THAT(error_of("mi300x\nx"), Catch::Contains("add " + gpus + "<id>.yaml"));  // not a file name
+  // An alias is a name too, and the suggestion is its entry's id: h100x is one slip from H100.
+  CHECK_THAT(error_of("h100x"), Catch::StartsWith("job.yaml: cluster.gpu: unknown GPU 'h100x' (did you mean: h100-sxm5-80gb"));
+  CHECK_THAT(error_of("h100x"), !Catch::Contains("H100"));
 }
 
 TEST_CASE("a GPU file with a wrong type names file, line and field", "[catalog]") {

@@ -214,3 +214,103 @@ TEST_CASE("ptp-predict on a launch job: warnings on stderr, and its --emit-job p
                                          "--tensor-model-parallel-size 2 ("));
   CHECK(nlohmann::json::parse(warned.out)["parallelism"]["tensor"] == 4);
 }
+
+// Issue 54, item 3: what a job can name is listed, and an unknown id hears either the near entries or
+// how to add it.
+namespace {
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+std::size_t yaml_files_in(const std::string& rel) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(source_path(rel))) n += e.path().extension() == ".yaml";
+  return n;
+}
+}  // namespace
+
+TEST_CASE("ptp-predict --list prints every kind: one sorted line per entry and no job file", "[cli][list][issue54]") {
+  const nlohmann::json manifest = nlohmann::json::parse(ptp::test::slurp(source_path("models/default/manifest.json")));
+  struct Kind {
+    std::string kind, entry;
+    std::vector<std::string> facts;  // on the entry's line
+    std::size_t count;
+  };
+  const std::vector<Kind> kinds{
+      {"gpus", "h100-sxm5-80gb", {"80 GiB", "$12.29/GPU-h (AWS", "fp32 66.9", "bf16 989.4", "fp8 1978.9"}, yaml_files_in("configs/gpus")},
+      {"models", "llama3-8b", {"8.03 B params", "transformer/decoder-only", "Llama 3 8B"}, yaml_files_in("configs/models")},
+      {"fabrics", "ib-ndr-400", {"50 GB/s per GPU", "InfiniBand NDR"}, yaml_files_in("configs/fabrics")},
+      {"codebases", "megatron-bridge", {"fp4", "fp8"}, manifest["codebase_offsets"].size()},
+      {"precisions", "fp8", {"sm_89+", "FP8 GEMMs"}, 8}};
+  for (const auto& k : kinds) {
+    INFO(k.kind);
+    const auto r = run_command(predict("--list " + k.kind));
+    CHECK(r.exit_code == 0);
+    const auto lines = lines_of(r.out);
+    CHECK(lines.size() == k.count);
+    std::vector<std::string> ids;
+    for (const auto& line : lines) ids.push_back(line.substr(0, line.find(' ')));
+    CHECK(std::is_sorted(ids.begin(), ids.end()));
+    CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+    const auto it = std::find(ids.begin(), ids.end(), k.entry);
+    REQUIRE(it != ids.end());
+    const std::string& line = lines[static_cast<std::size_t>(it - ids.begin())];
+    for (const auto& fact : k.facts) CHECK_THAT(line, Catch::Contains(fact));
+  }
+  // A GPU without a catalog price says so; codebases say that others are allowed (on stderr: stdout
+  // stays one line per entry).
+  CHECK_THAT(run_command(predict("--list gpus")).out, Catch::Contains("no catalog price"));
+  const auto codebases = run_command(predict("--list codebases"));
+  CHECK(std::count(codebases.err.begin(), codebases.err.end(), '\n') == 1);
+  CHECK_THAT(codebases.err, Catch::Contains("any other codebase"));
+}
+
+TEST_CASE("ptp-predict --list with an unknown kind is exit 2 with one line naming the kinds", "[cli][list][issue54]") {
+  for (const std::string kind : {"gpu", "nonsense", "''"}) {
+    INFO(kind);
+    const auto r = run_command(predict("--list " + kind));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_THAT(r.err, Catch::Contains("gpus | models | fabrics | codebases | precisions"));
+  }
+  CHECK_THAT(run_command(predict("--list gpu")).err, Catch::Contains("(did you mean: gpus?)"));
+  CHECK_THAT(run_command(predict("--list nonsense")).err, !Catch::Contains("did you mean"));
+  // A job file and --list do not go together.
+  CHECK(run_command(predict("--list gpus " + source_path("configs/jobs/bert-large-amp-16xa100.yaml"))).exit_code == 2);
+}
+
+TEST_CASE("an unknown GPU or model far from every entry says how to add it and a typo gets a did-you-mean",
+          "[cli][list][issue54]") {
+  auto job = [](const std::string& gpu, const std::string& model) {
+    return ptp::test::write_temp_file("job.yaml", "model: " + model + "\nprecision: bf16\nbatch_size: 1\nseq_len: 4096\n"
+                                                  "cluster:\n  gpu: " + gpu + "\n  num_gpus: 8\n");
+  };
+  auto one_line_error = [](const ptp::test::CommandResult& r) {
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    return r.err;
+  };
+  const std::string mi300x = job("mi300x", "llama3-8b");
+  const auto far_gpu = one_line_error(run_command(predict(mi300x)));
+  CHECK_THAT(far_gpu, Catch::Contains(mi300x + ":6:8: cluster.gpu: unknown GPU 'mi300x': not in the catalog; add ") &&
+                          Catch::Contains("configs/gpus/mi300x.yaml (see docs/extending.md), or run ptp-predict --list gpus"));
+  CHECK_THAT(far_gpu, !Catch::Contains("did you mean") && !Catch::Contains("gb300"));
+  const auto near_gpu = one_line_error(run_command(predict(job("h100-sxm5-80g", "llama3-8b"))));
+  CHECK_THAT(near_gpu, Catch::Contains("unknown GPU 'h100-sxm5-80g' (did you mean: h100-sxm5-80gb"));
+  CHECK_THAT(near_gpu, !Catch::Contains("configs/gpus/"));
+  // An alias counts as a name: h100x is one slip from H100, and the suggestion is its entry's id.
+  CHECK_THAT(one_line_error(run_command(predict(job("h100x", "llama3-8b")))),
+             Catch::Contains("(did you mean: h100-sxm5-80gb"));
+  const auto far_model = one_line_error(run_command(predict(job("h100-sxm5-80gb", "mistral-large"))));
+  CHECK_THAT(far_model, Catch::Contains("model: unknown model 'mistral-large': not in the catalog; add ") &&
+                            Catch::Contains("configs/models/mistral-large.yaml (see docs/extending.md), or run "
+                                            "ptp-predict --list models"));
+  CHECK_THAT(far_model, !Catch::Contains("did you mean"));
+  const auto near_model = one_line_error(run_command(predict(job("h100-sxm5-80gb", "llama-3-8b"))));
+  CHECK_THAT(near_model, Catch::Contains("unknown model 'llama-3-8b' (did you mean: llama3-8b"));
+  CHECK_THAT(near_model, !Catch::Contains("configs/models/llama-3-8b.yaml"));
+}

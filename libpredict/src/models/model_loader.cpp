@@ -87,9 +87,14 @@ ModelDesc load_model(const std::string& id_or_path, const std::string& models_di
     return m;
   }
   const auto path = (fs::path(models_dir) / (id_or_path + ".yaml")).string();
-  if (!fs::is_regular_file(path, ec))
-    throw ModelNotFound("unknown model '" + id_or_path + "'" + did_you_mean(id_or_path, zoo_ids(models_dir)) +
-                     "; expected a zoo id from " + models_dir + ", a model YAML path or a config.json path");
+  if (!fs::is_regular_file(path, ec)) {
+    const std::string near = did_you_mean(id_or_path, zoo_ids(models_dir));
+    if (near.empty())
+      throw ModelNotFound("unknown model '" + id_or_path + "'" + add_catalog_entry_hint(id_or_path, models_dir, "models") +
+                          "; a model YAML path or a config.json path also works");
+    throw ModelNotFound("unknown model '" + id_or_path + "'" + near + "; expected a zoo id from " + models_dir +
+                        ", a model YAML path or a config.json path");
+  }
   auto m = parse_model_yaml(YamlReader::load_file(path));
   if (m.id != id_or_path) throw InputError(path, 0, 0, "id", "id '" + m.id + "' must equal the file name");
   return m;

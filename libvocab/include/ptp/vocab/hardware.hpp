@@ -93,14 +93,17 @@ class Catalog {
  public:
   using Parser = Spec (*)(const std::string& path);
   Catalog() = default;
-  Catalog(std::string dir, Parser parser, std::string kind_name);
+  // `list_kind`: the `ptp-predict --list` kind of this catalog ("gpus"), named by the error of an id
+  // it lacks; "" names none.
+  Catalog(std::string dir, Parser parser, std::string kind_name, std::string list_kind = "");
   void add(Spec spec, const std::string& origin) const;
   const Spec* find(const std::string& id_or_alias) const;
-  // Throws InputError "unknown <kind> 'x' (did you mean ...)"; `where` prefixes the message.
+  // Throws InputError "unknown <kind> 'x' (did you mean ...)", the ids of the entries whose id or
+  // alias is close; when none is, how to add the entry (suggest.hpp). `where` prefixes the message.
   const Spec& get(const std::string& id_or_alias, const std::string& where) const;
   std::vector<std::string> ids() const;
   const std::deque<Spec>& all() const;
-  std::string kind;
+  std::string kind, list_kind;
 
  private:
   void load_file(const std::string& path) const;
