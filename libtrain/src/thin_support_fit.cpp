@@ -129,10 +129,13 @@ ThinSupportShares fit_thin_support(const HeldOutCorrections& logo, const HeldOut
   for (const auto& g : logo_groups)
     if (best_of_architecture[g.architecture] < kThinSupportRuns)
       thin_gpus_of[g.architecture].insert(g.label), thin_rows_of[g.architecture] += g.rows.size();
-  for (const auto& [arch, gpus] : thin_gpus_of)
-    if (gpus.size() >= kMinArchitectureThinGpus && thin_rows_of[arch] >= kMinArchitectureThinRows)
+  // Lambdas capture a named copy: C++17 cannot capture a structured binding (clang refuses it).
+  for (const auto& entry : thin_gpus_of) {
+    const std::string& arch = entry.first;
+    if (entry.second.size() >= kMinArchitectureThinGpus && thin_rows_of[arch] >= kMinArchitectureThinRows)
       out.gpu_by_architecture[arch] =
           fit_share(select(gpu_groups, [&](const Group& g) { return g.architecture == arch; }), fit, d, shrinkage);
+  }
   for (const auto& g : logo_groups) {
     if (best_of_architecture[g.architecture] >= kThinSupportRuns) continue;
     // Nested: the share this GPU would get were it not in the data.
@@ -160,10 +163,12 @@ ThinSupportShares fit_thin_support(const HeldOutCorrections& logo, const HeldOut
   add_thin_groups(p_loco, d.precisions, p_loco.precision_runs, d, gpu_factors(p_loco), precision_groups);
   out.precision_pooled = fit_share(select(precision_groups, [](const Group&) { return true; }), fit, d, shrinkage);
   const std::map<std::string, int> precision_counts = counts(d.precisions);
-  for (const auto& [name, c] : precision_counts)
-    if (c < kThinSupportRuns)
+  for (const auto& entry : precision_counts) {
+    const std::string& name = entry.first;
+    if (entry.second < kThinSupportRuns)
       out.by_precision[name] =
           fit_share(select(precision_groups, [&](const Group& g) { return g.label == name; }), fit, d, shrinkage);
+  }
   for (const auto& g : lopo_groups) {
     const bool thin = precision_counts.at(g.label) < kThinSupportRuns;
     const double nested =
