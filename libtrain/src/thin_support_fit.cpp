@@ -92,13 +92,21 @@ nlohmann::json group_figures(const Group& g, double share, double nested_share, 
           {"nested", round2(nested.learned)}};
 }
 
-std::map<std::string, int> counts(const std::vector<std::string>& labels) {
+}  // namespace
+
+std::map<std::string, int> counts_of(const std::vector<std::string>& labels) {
   std::map<std::string, int> c;
   for (const auto& l : labels) ++c[l];
   return c;
 }
 
-}  // namespace
+std::map<std::string, int> best_gpu_runs_by_architecture(const std::vector<std::string>& gpus,
+                                                         const std::vector<std::string>& architectures) {
+  const std::map<std::string, int> runs = counts_of(gpus);
+  std::map<std::string, int> best;
+  for (std::size_t i = 0; i < gpus.size(); ++i) best[architectures[i]] = std::max(best[architectures[i]], runs.at(gpus[i]));
+  return best;
+}
 
 ThinSupportShares fit_thin_support(const HeldOutCorrections& logo, const HeldOutCorrections& lopo,
                                    const HeldOutCorrections& loco, const ShrinkageFitRows& fit,
@@ -116,13 +124,7 @@ ThinSupportShares fit_thin_support(const HeldOutCorrections& logo, const HeldOut
   gpu_groups = logo_groups;
   add_thin_groups(g_loco, d.gpus, g_loco.architecture_gpu_runs, d, {}, gpu_groups);
   // The architectures a bundle of all the rows calls thin, and which of them earn a share of their own.
-  std::map<std::string, int> best_of_architecture;
-  for (const auto& [gpu, c] : counts(d.gpus))
-    for (std::size_t i = 0; i < n; ++i)
-      if (d.gpus[i] == gpu) {
-        best_of_architecture[d.architectures[i]] = std::max(best_of_architecture[d.architectures[i]], c);
-        break;
-      }
+  std::map<std::string, int> best_of_architecture = best_gpu_runs_by_architecture(d.gpus, d.architectures);
   out.gpu_pooled = fit_share(select(gpu_groups, [](const Group&) { return true; }), fit, d, shrinkage);
   std::map<std::string, std::set<std::string>> thin_gpus_of;  // thin architecture -> its GPUs held out alone
   std::map<std::string, std::size_t> thin_rows_of;
@@ -162,7 +164,7 @@ ThinSupportShares fit_thin_support(const HeldOutCorrections& logo, const HeldOut
   precision_groups = lopo_groups;
   add_thin_groups(p_loco, d.precisions, p_loco.precision_runs, d, gpu_factors(p_loco), precision_groups);
   out.precision_pooled = fit_share(select(precision_groups, [](const Group&) { return true; }), fit, d, shrinkage);
-  const std::map<std::string, int> precision_counts = counts(d.precisions);
+  const std::map<std::string, int> precision_counts = counts_of(d.precisions);
   for (const auto& entry : precision_counts) {
     const std::string& name = entry.first;
     if (entry.second < kThinSupportRuns)

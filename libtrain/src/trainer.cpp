@@ -27,6 +27,7 @@
 #include "ptp/train/stack_effects.hpp"
 #include "ptp/train/training_data.hpp"
 #include "ptp/train/write_bundle.hpp"
+#include "ptp/train/thin_support_fit.hpp"
 #include "trainer_levels.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
@@ -241,21 +242,6 @@ nlohmann::json manifest_shrinkage(const CorrectionShrinkage& shrinkage, double t
   for (const auto& [kind, s] : shrinkage.unknown_by_kind) by_kind[kind] = s.to_json();
   return {{"known_codebase", shrinkage.known.to_json()}, {"unknown_codebase", shrinkage.unknown.to_json()},
           {"unknown_codebase_by_kind", by_kind}, {"typical_level", typical_level}, {"thin_support", shrinkage.thin.to_json()}};
-}
-
-std::map<std::string, int> counts_of(const std::vector<std::string>& labels) {
-  std::map<std::string, int> counts;
-  for (const auto& l : labels) ++counts[l];
-  return counts;
-}
-
-// Per architecture, the training runs of its best-supported GPU (ThinSupportShares::factor).
-std::map<std::string, int> best_gpu_runs_by_architecture(const std::vector<std::string>& gpus,
-                                                         const std::vector<std::string>& architectures) {
-  const std::map<std::string, int> runs = counts_of(gpus);
-  std::map<std::string, int> best;
-  for (std::size_t i = 0; i < gpus.size(); ++i) best[architectures[i]] = std::max(best[architectures[i]], runs.at(gpus[i]));
-  return best;
 }
 
 // What the bundle was trained on, beside the levels: features, domain, shrinkage, support, bands,

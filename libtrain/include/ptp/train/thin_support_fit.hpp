@@ -1,6 +1,7 @@
 #pragma once
 // ThinSupportShares (thin_support.hpp) fitted on the held-out splits that hold a GPU or a precision
 // out, and the figures that show what the correction earns on thin GPUs and precisions.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ ThinSupportShares fit_thin_support(const HeldOutCorrections& logo, const HeldOut
                                    const HeldOutCorrections& loco, const ShrinkageFitRows& rows,
                                    const ThinSupportRows& domains, const CorrectionShrinkage& shrinkage,
                                    nlohmann::json& figures);
+
+// Rows per label (GPU, precision): the manifest's domain.gpu_runs / precision_runs.
+std::map<std::string, int> counts_of(const std::vector<std::string>& labels);
+// Per architecture, the rows of its best-supported GPU (domain.architecture_gpu_runs).
+std::map<std::string, int> best_gpu_runs_by_architecture(const std::vector<std::string>& gpus,
+                                                         const std::vector<std::string>& architectures);
 
 // Sets each held-out row's support.thin_support_factor from its fold's run counts.
 void apply_thin_support(HeldOutCorrections& h, const ThinSupportShares& shares, const ThinSupportRows& domains);
