@@ -190,7 +190,7 @@ void add_op(Builder& b, const Op& op, const ResolvedJob& job) {
       add_conv(b, op, job);
       break;
     case OpKind::norm: {
-      b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
+      if (!b.host) b.note("norm ops (layer/batch/RMS norm) are profiled as cuda_layernorm rows x channels (same traffic)");
       const double cols = op.params > 0 ? op.params / 2 : 0;  // norm(): params = 2 * channels
       rows_or_reduction(b, "cuda_layernorm", op.elements_in, cols, io_dtype);
       break;

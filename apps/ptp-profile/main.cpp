@@ -14,6 +14,7 @@
 #include "ptp/profile/progress.hpp"
 #include "ptp/profile/runner.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/exit_codes.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/version.hpp"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ptp-profile: microbenchmark sweeps -> ops/collectives dataset rows"};
   app.set_version_flag("--version", ptp::version_line("ptp-profile", std::string("dataset schema ") + ptp::kDatasetSchemaVersion));
   app.require_subcommand(0, 1);
+  app.footer(ptp::exit_codes_help("ptp-profile"));
   ptp::profile::ProfileOptions opt;
   std::string budget, from_job;
   app.add_option("sweep", opt.sweep_path, "sweep file (configs/sweeps/*.yaml)");
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "ptp-profile: error: " << ptp::one_line(e.what()) << "\n";
-    return 2;
+    return ptp::kExitBadInput;
   }
 
   int rc = 0;
@@ -71,6 +73,7 @@ int main(int argc, char** argv) {
         if (!opt.sweep_path.empty())
           throw ptp::InputError("give either a sweep file or --from-job, not both ('" + opt.sweep_path + "')");
         opt.sweep_path = from_job;
+        opt.only_runnable = true;  // a job's bf16 GEMMs are no host work: counted as skipped, not planned
         opt.sweep_yaml = [&from_job](bool host) {
           const auto js = ptp::profile_app::load_job_sweep(from_job, ptp::config_root(), host);
           spdlog::info("{}: {} ops -> {} distinct points ({} backend)", from_job, js.ops, js.points.size(),
@@ -87,10 +90,10 @@ int main(int argc, char** argv) {
     }
   } catch (const ptp::InputError& e) {
     std::fprintf(stderr, "ptp-profile: error: %s\n", e.what());
-    rc = 2;
+    rc = ptp::kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptp-profile: internal error: %s\n", e.what());
-    rc = 1;
+    rc = ptp::kExitInternalError;
   }
   ptp::profile::Comm::finalize_world();
   return rc;

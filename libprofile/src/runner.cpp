@@ -18,6 +18,7 @@
 #include "ptp/profile/plan.hpp"
 #include "ptp/profile/progress.hpp"
 #include "ptp/profile/row_writer.hpp"
+#include "cuda_work.hpp"
 #include "stop_signal.hpp"
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/error.hpp"
@@ -33,6 +34,7 @@ struct Target {
   Backend backend = Backend::host;
   std::string id = "host";        // catalog id (or a slug of the device name) used in rows and point ids
   const GpuSpec* spec = nullptr;  // for the roofline
+  bool plan_only = false;         // cuda in a build without CUDA: the benchmarks describe, never run
 };
 
 std::string slug(const std::string& name) {
@@ -59,8 +61,17 @@ Target resolve_target(const ProfileOptions& opt, const GpuCatalog& catalog) {
     if (!opt.gpu.empty()) spdlog::warn("--gpu {} is ignored with --backend host", opt.gpu);
     return t;
   }
-  if (!cuda::compiled()) throw InputError("--backend cuda: this ptp-profile was built without CUDA");
-  if (!cuda::load(&why)) throw InputError("--backend cuda: " + why);  // registers its benchmarks
+  if (!cuda::compiled()) {
+    // A plan needs the catalog GPU's rates, not a device: the CUDA benchmarks' axes and work are CPU
+    // code (cuda_work.hpp), registered here as stand-ins that cannot run.
+    if (!opt.plan)
+      throw InputError("--backend cuda: this ptp-profile was built without CUDA (configure with -DPTP_WITH_CUDA=ON; "
+                       "--plan --gpu ID works without it)");
+    cuda_work::register_plan_only(Registry::instance());
+    t.plan_only = true;
+  } else if (!cuda::load(&why)) {
+    throw InputError("--backend cuda: " + why);  // registers its benchmarks
+  }
   if (!opt.gpu.empty()) {
     t.spec = &catalog.get(opt.gpu, "--gpu");
     t.id = t.spec->id;
@@ -145,19 +156,28 @@ void check_backends(const Sweep& sweep, Backend backend) {
                        backend_name(backend) + " (sweeps are per backend)");
 }
 
-int print_plan(const Sweep& sweep, const std::vector<PlannedPoint>& points, const Roofline& roof) {
-  double wall = 0, gpu_s = 0;
-  std::printf("# plan for %s on %s: %zu points (most informative first)\n", sweep.file.c_str(), roof.target.c_str(),
-              points.size());
+int print_plan(const Sweep& sweep, const std::vector<PlannedPoint>& points, const Roofline& roof, bool plan_only) {
+  double wall = 0, gpu_s = 0, converged = 0, capped = 0;
+  std::printf("# plan for %s on %s: %zu points (most informative first)%s\n", sweep.file.c_str(), roof.target.c_str(),
+              points.size(), plan_only ? "; this build has no CUDA backend: it plans, a CUDA build runs" : "");
   std::printf("%12s  %s\n", "est_s", "point_id");
   for (const auto& p : points) {
-    const double s = estimate_point_s(p, roof);
-    wall += s;
-    gpu_s += s * p.work.gpus;
-    std::printf("%12.4f  %s\n", s, p.id.c_str());
+    const PointEstimate e = estimate_point(p, roof);
+    wall += e.s;
+    converged += e.converged_s;
+    capped += e.capped_s;
+    gpu_s += e.s * p.work.gpus;
+    std::printf("%12.4f  %s\n", e.s, p.id.c_str());
   }
-  std::printf("# total: %zu points, estimated wall time %s (%.1f min), %.1f GPU-minutes on %s\n", points.size(),
-              format_duration(wall).c_str(), wall / 60, gpu_s / 60, roof.target.c_str());
+  for (const auto& line : sweep.skipped) std::printf("# %s\n", line.c_str());
+  if (roof.gpu)
+    std::printf("# total: %zu points, estimated wall time %s (%.1f min), %.1f GPU-minutes on %s\n", points.size(),
+                format_duration(wall).c_str(), wall / 60, gpu_s / 60, roof.target.c_str());
+  else  // plan.hpp: whether a host loop converges depends on the machine's noise at run time
+    std::printf("# total: %zu points, estimated wall time %s (%.1f min) on host; %s if every repetition loop "
+                "converges at min_reps, %s if none does (max_reps or max_time_s)\n",
+                points.size(), format_duration(wall).c_str(), wall / 60, format_duration(converged).c_str(),
+                format_duration(capped).c_str());
   return 0;
 }
 
@@ -176,9 +196,17 @@ int run_profile(const ProfileOptions& opt) {
                                              target.id, Registry::instance())
                                 : load_sweep(opt.sweep_path, target.id, Registry::instance());
   check_backends(sweep, target.backend);
+  if (opt.only_runnable && drop_unsupported(sweep) > 0) {
+    for (const auto& line : sweep.skipped) spdlog::info("note: {}", line);
+    if (sweep.points.empty() && !opt.plan) {
+      std::string why;
+      for (const auto& line : sweep.skipped) why += (why.empty() ? "" : "; ") + line;
+      throw InputError(sweep.file + ": no point runs on the " + backend_name(target.backend) + " backend (" + why + ")");
+    }
+  }
   const std::vector<PlannedPoint> points = informative_order(sweep.points);
   const Roofline roof = target.spec ? gpu_roofline(*target.spec) : host_roofline();
-  if (opt.plan) return print_plan(sweep, points, roof);
+  if (opt.plan) return print_plan(sweep, points, roof, target.plan_only);
 
   Comm& comm = Comm::world();
   const bool writer_rank = comm.rank() == 0;
@@ -258,7 +286,7 @@ int run_profile(const ProfileOptions& opt) {
   const int sig = comm.agree_int(stop_signal_number());
   if (sig != 0) {
     if (writer_rank) spdlog::warn("stopped by signal {} after finishing the current point; rerun with --resume", sig);
-    return 128 + sig;
+    return kExitSignalBase + sig;
   }
   // Like nccl-tests: a run in which no point measured anything fails, so batch jobs notice.
   if (comm.agree_int(written > 0 && failed == written ? 1 : 0) != 0) {

@@ -113,6 +113,28 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& name, const s
   return parse(YamlReader::load_string(yaml_text, name), target, registry);
 }
 
+std::size_t drop_unsupported(Sweep& sweep) {
+  std::vector<PlannedPoint> kept;
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // first-seen order, then by count
+  for (auto& p : sweep.points) {
+    if (p.work.unsupported.empty()) {
+      kept.push_back(std::move(p));
+      continue;
+    }
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&p](const auto& r) { return r.first == p.work.unsupported; });
+    if (it == reasons.end()) reasons.emplace_back(p.work.unsupported, 1);
+    else ++it->second;
+  }
+  sweep.points = std::move(kept);
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::size_t dropped = 0;
+  for (const auto& [reason, n] : reasons) {
+    sweep.skipped.push_back(std::to_string(n) + (n == 1 ? " point" : " points") + " skipped: " + reason);
+    dropped += n;
+  }
+  return dropped;
+}
+
 std::vector<PlannedPoint> informative_order(std::vector<PlannedPoint> points) {
   // Group by benchmark in first-appearance order.
   std::vector<std::vector<PlannedPoint>> groups;

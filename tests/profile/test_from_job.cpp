@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "cuda_work.hpp"
 #include "from_job.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/resolved_job.hpp"
@@ -180,6 +181,87 @@ TEST_CASE("from-job: a real host run of a small job writes valid rows") {
   CHECK(gemm >= 9);   // qkv, out, up, down: fwd + dgrad + wgrad (+ lm head)
   // qkv of gpt3-125m: 32 tokens x 768 -> 2304.
   CHECK(csv.find("host/host_gemm/dtype=fp32/k=768/m=32/n=2304") != std::string::npos);
+}
+
+namespace {
+// The host sweep of a job as the runner sees it: parsed, then what the host refuses left out.
+ptp::profile::Sweep host_sweep(const JobSweep& s, const std::string& name, std::size_t* dropped) {
+  auto sweep = ptp::profile::parse_sweep(ptp::profile_app::job_sweep_yaml(s, true), name, "host",
+                                         ptp::profile::Registry::instance());
+  *dropped = ptp::profile::drop_unsupported(sweep);
+  return sweep;
+}
+
+std::size_t with_dtype(const JobSweep& s, const std::string& dtype) {
+  return static_cast<std::size_t>(std::count_if(s.points.begin(), s.points.end(), [&dtype](const JobPoint& p) {
+    const auto it = p.params.find("dtype");
+    return it != p.params.end() && it->second == dtype;
+  }));
+}
+}  // namespace
+
+TEST_CASE("from-job: the host plans only its fp32 points and counts the others by reason", "[from_job][skipped]") {
+  // GPT-2 XL in bf16: the GEMMs and activations are bf16, the norms fp32.
+  const JobSweep g = load("gpt2-xl-bf16-32xh100.yaml", true);
+  const std::size_t bf16 = with_dtype(g, "bf16"), fp32 = with_dtype(g, "fp32");
+  REQUIRE(bf16 > 0);
+  REQUIRE(fp32 > 0);
+  CHECK(bf16 + fp32 == g.points.size());
+  std::size_t dropped = 0;
+  const auto sweep = host_sweep(g, "gpt2", &dropped);
+  CHECK(dropped == bf16);
+  CHECK(sweep.points.size() == fp32);
+  for (const auto& p : sweep.points) CHECK(p.point.params.at("dtype") == "fp32");
+  REQUIRE(sweep.skipped.size() == 1);
+  CHECK(sweep.skipped[0] == std::to_string(bf16) + " points skipped: bf16 not run by the host backend (fp32 only)");
+
+  // Llama-3-70B FP8: nothing runs on the host; one line per dtype, most points first.
+  const JobSweep l = load("llama3-70b-fp8-256xh100.yaml", true);
+  const std::size_t fp8 = with_dtype(l, "fp8_e4m3"), lbf16 = with_dtype(l, "bf16");
+  REQUIRE(fp8 > lbf16);
+  REQUIRE(lbf16 > 0);
+  const auto none = host_sweep(l, "llama", &dropped);
+  CHECK(dropped == l.points.size());
+  CHECK(none.points.empty());
+  REQUIRE(none.skipped.size() == 2);
+  CHECK(none.skipped[0] == std::to_string(fp8) + " points skipped: fp8_e4m3 not run by the host backend (fp32 only)");
+  CHECK(none.skipped[1] == std::to_string(lbf16) + " points skipped: bf16 not run by the host backend (fp32 only)");
+
+  // An fp32 job runs everything; so does the cuda backend for any job.
+  const auto all = host_sweep(load("transformer-xl-fp32-1xv100.yaml", true), "txl", &dropped);
+  CHECK(dropped == 0);
+  CHECK(all.skipped.empty());
+  ptp::profile::Registry plan_only;
+  ptp::profile::cuda_work::register_plan_only(plan_only);
+  auto cuda = ptp::profile::parse_sweep(ptp::profile_app::job_sweep_yaml(load("gpt2-xl-bf16-32xh100.yaml"), false),
+                                        "gpt2", "h100-sxm5-80gb", plan_only);
+  const std::size_t before = cuda.points.size();
+  CHECK(ptp::profile::drop_unsupported(cuda) == 0);
+  CHECK(cuda.points.size() == before);
+}
+
+TEST_CASE("from-job: skipped points are in the plan output and the log, and a job with none to run exits 2", "[from_job][skipped]") {
+  const auto dir = ptp_test::temp_dir("from-job-skipped");
+  const std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
+  const std::string jobs = ptp::config_root() + "/jobs/";
+  const JobSweep g = load("gpt2-xl-bf16-32xh100.yaml", true);
+  const std::string line = std::to_string(with_dtype(g, "bf16")) + " points skipped: bf16 not run by the host backend (fp32 only)";
+  REQUIRE(run_shell(std::string(PTP_PROFILE_EXE) + " --backend host --plan --from-job " + jobs +
+                    "gpt2-xl-bf16-32xh100.yaml > " + out + " 2> " + err) == 0);
+  const std::string plan = ptp_test::read_text(out), log = ptp_test::read_text(err);
+  CHECK(plan.find("\n# " + line + "\n") != std::string::npos);
+  CHECK(plan.find("# total: " + std::to_string(with_dtype(g, "fp32")) + " points,") != std::string::npos);
+  CHECK(plan.find("dtype=bf16") == std::string::npos);
+  CHECK(log.find("note: " + line) != std::string::npos);
+
+  CHECK(run_shell(std::string(PTP_PROFILE_EXE) + " --backend host --out " + (dir / "rows").string() + " --from-job " +
+                  jobs + "llama3-70b-fp8-256xh100.yaml > " + out + " 2> " + err) == 2);
+  const std::string text = ptp_test::read_text(err);
+  const std::string last = text.substr(text.rfind("ptp-profile: error:"));
+  CHECK(std::count(last.begin(), last.end(), '\n') == 1);
+  CHECK(last.find("no point runs on the host backend") != std::string::npos);
+  CHECK(last.find("points skipped: fp8_e4m3 not run by the host backend (fp32 only)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "rows.ops.csv"));
 }
 
 #ifdef PTP_TEST_HAVE_CUDA

@@ -152,7 +152,7 @@ benchmarks:
 )");
   const std::string out = (dir / "run").string(), log = (dir / "log.txt").string();
   CHECK(wait_exit(spawn({PTP_PROFILE_EXE, "--backend", "host", "--out", out, (dir / "sweep.yaml").string()}, log)) ==
-        ptp::profile::kExitNoPointSucceeded);
+        ptp::kExitNoPointSucceeded);
   const auto rows = check_rows(out + ".ops.csv");
   CHECK(rows.size() == 2);
   for (const auto& [id, status] : rows) CHECK(status == "unsupported");

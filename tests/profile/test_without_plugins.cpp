@@ -96,6 +96,31 @@ TEST_CASE("ptp-profile without its plugins: help, version, list, refusals and ho
   CHECK(cuda.exit_code == 2);
   CHECK(lines(cuda.err) == 1);
   CHECK(cuda.err.rfind("ptp-profile: error: --backend cuda: cannot load " + (fs::canonical(dir) / "libptp_profile_cuda.so").string(), 0) == 0);
+#else
+  // A build without CUDA plans a GPU sweep (the catalog GPU's rates, no device) and refuses to run it.
+  const Result cuda = run(dir, "--backend cuda --plan --gpu a100-sxm4-80gb '" + src + "/configs/sweeps/full.yaml'");
+  INFO(cuda.err);
+  CHECK(cuda.exit_code == 0);
+  CHECK(cuda.out.find("# plan for ") == 0);
+  CHECK(cuda.out.find("this build has no CUDA backend") != std::string::npos);
+  CHECK(cuda.out.find("  a100-sxm4-80gb/cublaslt_gemm/accum=fp32/dtype=bf16/") != std::string::npos);
+  CHECK(cuda.out.find("  a100-sxm4-80gb/nccl_all_reduce/") != std::string::npos);
+  CHECK(cuda.out.find("GPU-minutes on a100-sxm4-80gb") != std::string::npos);
+  const Result job = run(dir, "--backend cuda --plan --gpu h100-sxm5-80gb --from-job '" + src +
+                                  "/configs/jobs/llama3-70b-fp8-256xh100.yaml'");
+  INFO(job.err);
+  CHECK(job.exit_code == 0);
+  CHECK(job.out.find("  h100-sxm5-80gb/cublaslt_gemm/accum=fp32/dtype=fp8_e4m3/") != std::string::npos);
+  CHECK(job.out.find("skipped") == std::string::npos);  // the cuda backend runs every dtype
+  const Result no_gpu = run(dir, "--backend cuda --plan '" + src + "/configs/sweeps/full.yaml'");
+  CHECK(no_gpu.exit_code == 2);
+  CHECK(lines(no_gpu.err) == 1);
+  CHECK(no_gpu.err.find("needs --gpu ID") != std::string::npos);
+  const Result running = run(dir, "--backend cuda --gpu a100-sxm4-80gb --out rows '" + src + "/configs/sweeps/full.yaml'");
+  CHECK(running.exit_code == 2);
+  CHECK(lines(running.err) == 1);
+  CHECK(running.err.rfind("ptp-profile: error: --backend cuda: this ptp-profile was built without CUDA", 0) == 0);
+  CHECK_FALSE(fs::exists(dir / "rows.ops.csv"));
 #endif
   fs::remove_all(dir);
 }

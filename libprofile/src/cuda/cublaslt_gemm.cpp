@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "../cuda_choices.hpp"
+#include "../cuda_work.hpp"
 #include "cuda_dtypes.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"
@@ -49,39 +50,14 @@ struct LtHandle {
 
 }  // namespace
 
+// The axes and the Work are CPU code shared with plan-only builds (cuda_work.cpp).
 std::vector<AxisSpec> gemm_axes(bool batched) {
-  std::vector<AxisSpec> a = {{"m", "", "rows of D"},
-                             {"n", "", "columns of D"},
-                             {"k", "", "reduction length"},
-                             {"dtype", "", "fp32 | tf32 | fp16 | bf16 | fp8_e4m3 | fp8_e5m2"},
-                             {"accum", "fp32", "accumulator: fp32, or fp16 for dtype fp16"},
-                             {"pass", "fwd", "fwd | dgrad | wgrad (FP8: fwd uses fast accumulation, as Transformer Engine)"}};
-  if (batched) a.push_back({"batch", "", "strided batch count (attention: batch x heads)"});
-  return a;
+  return cuda_work::spec(batched ? "cublaslt_batched_gemm" : "cublaslt_gemm").axes();
 }
 
 Work describe_gemm(const Point& p, bool batched) {
-  const GemmShape s = shape_of(p, batched);
-  const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k),
-               b = static_cast<double>(s.batch);
-  const double in = cuda_dtype(s.dtype, p.id()).bytes;  // FP8: both operands are 1 byte
-  Work w;
-  w.flops = 2 * m * n * k * b;
-  w.bytes = b * (in * (m * k + k * n) + out_bytes(s) * m * n);
-  w.math = s.prec.math;
-  w.setup_s = 0.02;  // heuristic query + workspace
-  w.fields = {{"op_class", batched ? "batched_gemm" : "gemm"},
-              {"op_name", batched ? "cublasLtMatmul_strided_batched" : "cublasLtMatmul"},
-              {"m", p.text("m")},
-              {"n", p.text("n")},
-              {"k", p.text("k")},
-              {"batch", format_number(b)},
-              {"dtype_in", s.dtype},
-              {"dtype_compute", s.prec.math},  // the math mode ptp-train reads; accumulator in notes
-              {"dtype_out", s.prec.out},
-              {"flops", format_number(w.flops)},
-              {"bytes", format_number(w.bytes)},
-              {"notes", s.prec.notes}};
+  Work w = cuda_work::spec(batched ? "cublaslt_batched_gemm" : "cublaslt_gemm").describe(p);
+  cuda_dtype(p.text("dtype"), p.id());  // and what this build's toolkit has (FP8: CUDA 11.8+)
   return w;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../cuda_choices.hpp"
+#include "../cuda_work.hpp"
 #include "cuda_dtypes.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"
@@ -285,39 +286,12 @@ ConvPlan first_running_plan(cudnnHandle_t handle, cudaStream_t stream, cudnnBack
 
 }  // namespace
 
-std::vector<AxisSpec> conv_axes() {
-  return {{"n", "", "batch"},          {"c", "", "input channels"},  {"h", "", "input height"},
-          {"w", "", "input width"},    {"k", "", "output channels"}, {"r", "3", "filter height"},
-          {"s", "3", "filter width"},  {"stride", "1", "stride"},    {"pad", "1", "zero padding"},
-          {"dtype", "", "fp32 | tf32 | fp16 | bf16"}, {"layout", "nhwc", "nchw | nhwc"}};
-}
+// The axes and the Work are CPU code shared with plan-only builds (cuda_work.cpp).
+std::vector<AxisSpec> conv_axes() { return cuda_work::spec("cudnn_conv_fwd").axes(); }
 
 Work describe_conv(const Point& p, ConvKind kind) {
-  const ConvShape s = shape_of(p);
-  const double out = static_cast<double>(s.n * s.k * s.p() * s.q());
-  const double flops = 2 * out * static_cast<double>(s.c * s.r * s.s);  // same MACs in all three passes
-  const double eb = cuda_dtype(s.dtype, p.id()).bytes;
-  const double bytes = eb * static_cast<double>(s.n * s.c * s.h * s.w + s.k * s.c * s.r * s.s) + eb * out;
-  Work w;
-  w.flops = flops;
-  w.bytes = bytes;
-  w.math = s.dtype;
-  w.setup_s = 0.1;  // heuristics + plan finalisation
-  w.fields = {{"op_class", op_name(kind)},
-              {"op_name", std::string("cudnn_") + op_name(kind)},
-              {"m", format_number(static_cast<double>(s.n * s.p() * s.q()))},  // implicit-GEMM view
-              {"n", p.text("k")},
-              {"k", format_number(static_cast<double>(s.c * s.r * s.s))},
-              {"batch", p.text("n")},
-              {"shape", "n" + p.text("n") + "c" + p.text("c") + "h" + p.text("h") + "w" + p.text("w") + "k" + p.text("k") +
-                            "r" + p.text("r") + "s" + p.text("s") + "u" + p.text("stride") + "p" + p.text("pad") + "_" +
-                            s.layout},
-              {"dtype_in", s.dtype},
-              {"dtype_compute", cuda_choices::conv_precision(s.dtype).math},  // math mode; accumulator in notes
-              {"dtype_out", s.dtype},
-              {"flops", format_number(flops)},
-              {"bytes", format_number(bytes)},
-              {"notes", cuda_choices::conv_precision(s.dtype).notes}};
+  Work w = cuda_work::spec(std::string("cudnn_") + op_name(kind)).describe(p);
+  shape_of(p);  // and what this build's toolkit has
   return w;
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 // Shared helpers for the hand-written memory-bound kernels: dtype dispatch (fp32/fp16/bf16 storage,
-// fp32 math), grid sizing, and the Work description every such benchmark reports.
+// fp32 math), grid sizing, and the base class (the Work descriptions are in cuda_work.cpp).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <string>
 
+#include "../cuda_work.hpp"
 #include "../kernel_math.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"
@@ -54,12 +55,6 @@ void fill_random(DeviceBuffer& b, std::size_t n, std::uint32_t seed, float lo = 
   fill_uniform(b.get(), n, dtype_name<T>(), seed, lo, hi);
 }
 
-inline int kernel_dtype_bytes(const std::string& dtype, const std::string& where) {
-  if (dtype == "fp32") return 4;
-  if (dtype == "fp16" || dtype == "bf16") return 2;
-  throw InputError(where + ": dtype must be fp32, fp16 or bf16, got '" + dtype + "'");
-}
-
 // Calls f(T{}) with the storage type named by `dtype`.
 template <typename F>
 void with_dtype(const std::string& dtype, F&& f) {
@@ -81,23 +76,14 @@ inline unsigned grid_vec(std::size_t n, int width, unsigned block = 256) {
   return grid_1d(std::max<std::size_t>(n / static_cast<std::size_t>(width), 1), block);
 }
 
-inline Work memory_work(const Point& p, const char* op_class, const std::string& op_name, const std::string& shape,
-                        const std::string& dtype, double flops, double bytes) {
-  Work w;
-  w.flops = flops;
-  w.bytes = bytes;
-  w.math = "fp32";
-  w.fields = {{"op_class", op_class}, {"op_name", op_name},     {"shape", shape},
-              {"dtype_in", dtype},    {"dtype_compute", "fp32"}, {"dtype_out", dtype},
-              {"flops", format_number(flops)}, {"bytes", format_number(bytes)}};
-  return w;
-}
-
-// Base for single-kernel-family benchmarks of the CUDA backend writing ops rows.
+// Base for single-kernel-family benchmarks of the CUDA backend writing ops rows. Their axes and the
+// Work of a point are CPU code (cuda_work.cpp), shared with builds that only plan.
 class CudaOpsBench : public Microbenchmark {
  public:
   Backend backend() const override { return Backend::cuda; }
   Table table() const override { return Table::ops; }
+  std::vector<AxisSpec> axes() const override { return cuda_work::spec(name()).axes(); }
+  Work describe(const Point& p) const override { return cuda_work::spec(name()).describe(p); }
 };
 
 }  // namespace ptp::profile::cuda

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../cuda_choices.hpp"
+#include "../cuda_work.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"
 #include "ptp/profile/busbw.hpp"
@@ -240,30 +241,11 @@ void measure_collective(const CollectiveLoop& loop, bool multi_process, std::siz
 
 }  // namespace
 
-std::vector<AxisSpec> collective_axes() {
-  return {{"size_bytes", "", "largest buffer in bytes (nccl-tests size)"},
-          {"dtype", "fp32", "fp32 | fp16 | bf16"},
-          {"ranks", "", "GPUs taking part (processes x GPUs)"},
-          {"in_place", "0", "1: recv buffer aliases send"},
-          {"nodes", "1", "nodes the ranks span (multi-process launches; rows only)"}};
-}
+// The axes and the Work are CPU code shared with plan-only builds (cuda_work.cpp).
+std::vector<AxisSpec> collective_axes() { return cuda_work::spec("nccl_all_reduce").axes(); }
 
 Work describe_collective(const Point& p, const std::string& collective) {
-  const double size = static_cast<double>(p.integer("size_bytes"));
-  const auto ranks = static_cast<int>(p.integer("ranks"));
-  nccl_type(p.text("dtype"), p.id());
-  const auto nodes = static_cast<int>(p.integer("nodes"));
-  if (ranks < 1 || size < 1) throw InputError(p.id() + ": size_bytes and ranks must be >= 1");
-  if (nodes < 1 || ranks % nodes != 0) throw InputError(p.id() + ": nodes must divide ranks");
-  if (p.text("in_place") != "0" && p.text("in_place") != "1") throw InputError(p.id() + ": in_place must be 0 or 1");
-  Work w;
-  w.link_bytes = size * bus_factor(collective, ranks);
-  w.gpus = ranks;
-  w.setup_s = 0.2 + 0.05 * ranks;  // communicator creation dominates small points
-  w.fields = {{"collective", collective},       {"size_bytes", p.text("size_bytes")}, {"dtype", p.text("dtype")},
-              {"ranks", p.text("ranks")},        {"nodes", p.text("nodes")}, {"ranks_per_node", std::to_string(ranks / nodes)},
-              {"in_place", p.text("in_place")}};
-  return w;
+  return cuda_work::spec("nccl_" + collective).describe(p);
 }
 
 void run_collective(const Point& p, Measurement& meas, const std::string& collective, const CollectiveLaunch& launch) {

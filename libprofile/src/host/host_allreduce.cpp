@@ -30,6 +30,7 @@ class HostAllReduce final : public Microbenchmark {
     Work w;
     w.link_bytes = size * 2.0 * (ranks - 1) / ranks;
     w.gpus = 0;  // no GPU held
+    w.alloc_bytes = size;
     w.fields = {{"collective", "all_reduce"}, {"size_bytes", p.text("size_bytes")}, {"dtype", dtype},
                 {"ranks", p.text("ranks")},   {"nodes", "1"},                      {"ranks_per_node", p.text("ranks")},
                 {"fabric_intra", "shm"},      {"algorithm", "mpi"},                {"in_place", "1"}};

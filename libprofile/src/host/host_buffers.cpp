@@ -16,6 +16,10 @@ void flush_caches() {
   g_flush_sink = acc;
 }
 
+std::string fp32_only(const std::string& dtype) {
+  return dtype == "fp32" ? "" : dtype + " not run by the host backend (fp32 only)";
+}
+
 void require_fp32(const std::string& dtype) {
   if (dtype != "fp32")
     throw PointFailure(PointStatus::unsupported, "the host backend measures fp32 only (dtype " + dtype + ")");

@@ -26,5 +26,8 @@ std::vector<T> allocate(std::size_t count, const char* what) {
 void flush_caches();
 
 void require_fp32(const std::string& dtype);  // the host backend measures fp32 only
+// Work::unsupported of a host point of this dtype: "" for fp32, else "<dtype> not run by the host
+// backend (fp32 only)".
+std::string fp32_only(const std::string& dtype);
 
 }  // namespace ptp::profile::host

@@ -37,7 +37,9 @@ class HostElementwise final : public Microbenchmark {
     Work w;
     w.flops = c.flops * n;
     w.bytes = 4.0 * c.arrays * n;
-    w.math = "fp32";
+    w.math = p.text("op") == "gelu" ? "libm" : "loop";  // GELU calls std::tanh per element
+    w.alloc_bytes = 3 * 4.0 * n;                          // x, y and out, whatever the op
+    w.unsupported = fp32_only(p.text("dtype"));
     w.fields = {{"op_class", "elementwise"},    {"op_name", p.text("op")},      {"shape", p.text("elements")},
                 {"dtype_in", p.text("dtype")},  {"dtype_out", p.text("dtype")}, {"flops", format_number(w.flops)},
                 {"bytes", format_number(w.bytes)}};

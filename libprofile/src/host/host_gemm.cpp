@@ -25,7 +25,9 @@ class HostGemm final : public Microbenchmark {
     Work w;
     w.flops = 2 * m * n * k;
     w.bytes = 4 * (m * k + k * n + m * n);
-    w.math = "fp32";
+    w.math = "fp32";  // BLAS sgemm
+    w.alloc_bytes = w.bytes;  // A, B and C
+    w.unsupported = fp32_only(dtype);
     w.fields = {{"op_class", "gemm"},     {"op_name", "cblas_sgemm"},     {"m", p.text("m")},
                 {"n", p.text("n")},       {"k", p.text("k")},             {"batch", "1"},
                 {"dtype_in", dtype},      {"dtype_compute", dtype},       {"dtype_out", dtype},

@@ -19,6 +19,7 @@ class HostMemBandwidth final : public Microbenchmark {
     if (b < 1) throw InputError(p.id() + ": bytes must be >= 1");
     Work w;
     w.bytes = 2 * b;
+    w.alloc_bytes = w.bytes;  // source and destination
     w.fields = {{"op_class", "memcpy"}, {"op_name", "memcpy_h2h"}, {"shape", p.text("bytes")},
                 {"dtype_in", "int8"},   {"dtype_out", "int8"},      {"flops", "0"},
                 {"bytes", format_number(w.bytes)}};

@@ -20,7 +20,9 @@ class HostReduction final : public Microbenchmark {
     Work w;
     w.flops = n;
     w.bytes = 4 * n;
-    w.math = "fp32";
+    w.math = "loop";
+    w.alloc_bytes = w.bytes;
+    w.unsupported = fp32_only(p.text("dtype"));
     w.fields = {{"op_class", "reduction"}, {"op_name", "sum"},        {"shape", p.text("elements")},
                 {"dtype_in", p.text("dtype")}, {"dtype_compute", "fp64"}, {"dtype_out", p.text("dtype")},
                 {"flops", format_number(w.flops)}, {"bytes", format_number(w.bytes)}};

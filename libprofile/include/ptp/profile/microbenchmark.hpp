@@ -27,10 +27,16 @@ struct Work {
   Row fields;          // schema cells that describe the op (op_class, m, n, k, dtype_in, flops, bytes, ...)
   double flops = 0;    // per call
   double bytes = 0;    // compulsory memory traffic per call
-  std::string math;    // GpuSpec peak_tflops key bounding the compute (fp32, tf32, fp16_tc, ...)
+  std::string math;    // GpuSpec peak_tflops key bounding the compute (fp32, tf32, fp16_tc, ...);
+                       // host: fp32 (BLAS), loop or libm (Roofline::flops)
   double link_bytes = 0;  // collectives: bytes each rank moves over the bus (size * bus factor)
   int gpus = 1;           // devices held while the point runs (GPU-minutes accounting)
   double setup_s = 0;     // extra per-point setup the planner should count (allocation, plans)
+  double alloc_bytes = 0; // host: bytes allocated and filled once per point (first touch of fresh pages)
+  // Non-empty when the backend refuses the point before running anything, whatever the machine (the
+  // host measures fp32 only): the reason, e.g. "bf16 not run by the host backend (fp32 only)". The
+  // plan counts such a point at its setup only; --from-job leaves it out (Sweep::skipped).
+  std::string unsupported;
 };
 
 class Microbenchmark {

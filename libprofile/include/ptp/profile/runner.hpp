@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 
+#include "ptp/vocab/exit_codes.hpp"
+
 namespace ptp::profile {
 
 struct ProfileOptions {
@@ -11,6 +13,9 @@ struct ProfileOptions {
   // Generated sweeps (ptp-profile --from-job): when set, called with true for the host backend and
   // false for cuda once the backend is known; returns sweep YAML text, and sweep_path only names it.
   std::function<std::string(bool host)> sweep_yaml;
+  // Leave out the points the backend refuses whatever the machine (Work::unsupported, e.g. bf16 on
+  // the host), counted by reason in the plan and the log (--from-job: those are no work here).
+  bool only_runnable = false;
   std::string backend;  // "", "host" or "cuda"; "" picks cuda when a device is visible
   std::string gpu;      // catalog id: the planning target, or the name used for a detected device
   int device = 0;       // CUDA device ordinal
@@ -21,11 +26,8 @@ struct ProfileOptions {
   bool tty = false;     // progress bar instead of log lines
 };
 
-// Exit code of a run whose every executed point ended other than ok.
-inline constexpr int kExitNoPointSucceeded = 1;
-
-// Returns the process exit code: 0; kExitNoPointSucceeded when points ran and none was ok; or
-// 128+signal when SIGINT/SIGTERM stopped the sweep early.
+// Returns the process exit code (ptp/vocab/exit_codes.hpp): 0; kExitNoPointSucceeded when points ran
+// and none was ok; or kExitSignalBase + signal when SIGINT/SIGTERM stopped the sweep early.
 // Throws InputError for bad input before anything is written.
 int run_profile(const ProfileOptions& opt);
 

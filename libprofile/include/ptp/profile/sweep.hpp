@@ -31,6 +31,7 @@ struct Sweep {
   std::string name;
   std::string file;
   std::vector<PlannedPoint> points;  // expansion order (file order, then axes odometer)
+  std::vector<std::string> skipped;  // drop_unsupported: "12 points skipped: <reason>", one per reason
 };
 
 
@@ -39,6 +40,12 @@ struct Sweep {
 Sweep load_sweep(const std::string& path, const std::string& target, const Registry& registry);
 Sweep parse_sweep(const std::string& yaml_text, const std::string& name, const std::string& target,
                   const Registry& registry);
+
+// Leaves out the points their backend refuses whatever the machine (Work::unsupported: the host
+// measures fp32 only) and adds one line per reason to sweep.skipped, most points first:
+// "12 points skipped: bf16 not run by the host backend (fp32 only)". Returns how many it left out.
+// --from-job uses it (a job's bf16 GEMMs are no host work); sweep files keep such points as rows.
+std::size_t drop_unsupported(Sweep& sweep);
 
 // Reorders so that an interrupted or budgeted run has covered the space coarsely first: benchmarks
 // take turns, and inside each benchmark points come in bit-reversed index order (spread over axes).

@@ -31,14 +31,6 @@ __global__ void unscale_kernel(T* grad, std::size_t n, float inv_scale, int* fou
 class CudaAmpUnscale final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_amp_unscale"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"elements", "", "gradient elements"}, {"dtype", "", "gradient storage: fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const double n = static_cast<double>(p.integer("elements"));
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    return memory_work(p, "loss_scale", "unscale_inf_check", p.text("elements"), p.text("dtype"), 2 * n, 2 * eb * n);
-  }
   void run(const Point& p, Measurement& m) const override {
     const auto n = static_cast<std::size_t>(p.integer("elements"));
     with_dtype(p.text("dtype"), [&](auto tag) {

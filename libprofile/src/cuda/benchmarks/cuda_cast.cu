@@ -22,17 +22,6 @@ __global__ void cast_kernel(const From* in, To* out, std::size_t n) {
 class CudaCast final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_cast"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"elements", "", "elements cast"}, {"from", "", "fp32 | fp16 | bf16"}, {"to", "", "fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const double n = static_cast<double>(p.integer("elements"));
-    const int a = kernel_dtype_bytes(p.text("from"), p.id()), b = kernel_dtype_bytes(p.text("to"), p.id());
-    Work w = memory_work(p, "cast", p.text("from") + "_to_" + p.text("to"), p.text("elements"), p.text("from"), 0,
-                         (a + b) * n);
-    w.fields["dtype_out"] = p.text("to");
-    return w;
-  }
   void run(const Point& p, Measurement& m) const override {
     const auto n = static_cast<std::size_t>(p.integer("elements"));
     with_dtype(p.text("from"), [&](auto from_tag) {

@@ -53,18 +53,6 @@ Op parse_op(const Point& p) {
 class CudaElementwise final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_elementwise"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"op", "", "add | mul | gelu | dropout"}, {"elements", "", "elements per tensor"},
-            {"dtype", "", "fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const Op op = parse_op(p);
-    const double n = static_cast<double>(p.integer("elements"));
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    const int arrays = op == Op::add || op == Op::mul ? 3 : 2;
-    const double flops = op == Op::gelu ? 14 * n : (op == Op::dropout ? 6 * n : n);
-    return memory_work(p, "elementwise", p.text("op"), p.text("elements"), p.text("dtype"), flops, arrays * eb * n);
-  }
   void run(const Point& p, Measurement& m) const override {
     const Op op = parse_op(p);
     const auto n = static_cast<std::size_t>(p.integer("elements"));

@@ -21,17 +21,6 @@ __global__ void fill_ids(int* ids, std::size_t tokens, int vocab) {
 class CudaEmbedding final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_embedding"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"vocab", "", "table rows"}, {"dim", "", "embedding width"}, {"tokens", "", "lookups"},
-            {"dtype", "", "fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const double t = static_cast<double>(p.integer("tokens")), d = static_cast<double>(p.integer("dim"));
-    if (p.integer("vocab") < 1) throw InputError(p.id() + ": vocab must be >= 1");
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    return memory_work(p, "embedding", "gather", p.text("vocab") + "x" + p.text("dim") + ":" + p.text("tokens"),
-                       p.text("dtype"), 0, 2 * eb * t * d + 4 * t);
-  }
   void run(const Point& p, Measurement& m) const override {
     const auto vocab = static_cast<int>(p.integer("vocab")), dim = static_cast<int>(p.integer("dim"));
     const auto tokens = static_cast<std::size_t>(p.integer("tokens"));

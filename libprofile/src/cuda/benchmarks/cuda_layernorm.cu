@@ -33,15 +33,6 @@ __global__ void layernorm_kernel(const T* x, const float* gamma, const float* be
 class CudaLayerNorm final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_layernorm"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"rows", "", "tokens (batch x sequence)"}, {"cols", "", "hidden size"}, {"dtype", "", "fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const double r = static_cast<double>(p.integer("rows")), c = static_cast<double>(p.integer("cols"));
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    return memory_work(p, "layernorm", "layernorm_fwd", p.text("rows") + "x" + p.text("cols"), p.text("dtype"),
-                       8 * r * c, 2 * eb * r * c + 8 * c);
-  }
   void run(const Point& p, Measurement& m) const override {
     const auto rows = static_cast<unsigned>(p.integer("rows"));
     const auto cols = static_cast<int>(p.integer("cols"));

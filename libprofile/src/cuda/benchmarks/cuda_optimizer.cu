@@ -135,31 +135,6 @@ bool parse_fused(const Point& p) {
 class CudaOptimizer final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_optimizer"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"algo", "", "sgd_momentum | adam | adamw"},
-            {"fused", "", "true | false"},
-            {"params", "", "parameter count"},
-            {"dtype", "", "param/grad storage: fp32 | fp16 | bf16 (master weights are fp32)"}};
-  }
-  Work describe(const Point& p) const override {
-    const Algo algo = parse_algo(p);
-    const bool fused = parse_fused(p);
-    const double n = static_cast<double>(p.integer("params"));
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    const int states = algo == Algo::sgd_momentum ? 1 : 2;
-    // Fused: read grad + master + states, write master + states + params once.
-    double bytes = n * (eb + 4 + 4 * states + 4 + 4 * states + eb);
-    // Unfused, on top of that: every moment kernel after the first re-reads grad, the weight update
-    // re-reads the states, AdamW's decay pass reads and writes master, and the copy pass re-reads
-    // master. (Counting a grad re-read per moment kernel put the first H100 runs of the unfused
-    // kernels at 3.2-3.4 TB/s, above HBM3's 3.35 TB/s peak; the fused kernels measured 3.0 TB/s.)
-    if (!fused) bytes += n * ((states - 1) * eb + 4 * states + (algo == Algo::adamw ? 8 : 0) + 4);
-    const double flops = n * (algo == Algo::sgd_momentum ? 4 : 14);
-    Work w = memory_work(p, "optimizer", p.text("algo") + (fused ? "_fused" : "_unfused"), p.text("params"),
-                         p.text("dtype"), flops, bytes);
-    w.fields["notes"] = "fp32 master weights";  // run() repeats it: measure_cuda appends to row notes
-    return w;
-  }
   void run(const Point& p, Measurement& m) const override {
     const Algo algo = parse_algo(p);
     const bool fused = parse_fused(p);

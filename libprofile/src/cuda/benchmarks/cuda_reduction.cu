@@ -23,14 +23,6 @@ __global__ void reduce_kernel(const T* x, std::size_t n, float* out) {
 class CudaReduction final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_reduction"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"elements", "", "elements reduced"}, {"dtype", "", "fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const double n = static_cast<double>(p.integer("elements"));
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    return memory_work(p, "reduction", "sum", p.text("elements"), p.text("dtype"), n, eb * n);
-  }
   void run(const Point& p, Measurement& m) const override {
     const auto n = static_cast<std::size_t>(p.integer("elements"));
     with_dtype(p.text("dtype"), [&](auto tag) {

@@ -36,16 +36,6 @@ __global__ void softmax_kernel(const T* x, T* y, int cols) {
 class CudaSoftmax final : public CudaOpsBench {
  public:
   std::string name() const override { return "cuda_softmax"; }
-  std::vector<AxisSpec> axes() const override {
-    return {{"rows", "", "rows (batch x heads x queries)"}, {"cols", "", "row length (keys)"},
-            {"dtype", "", "fp32 | fp16 | bf16"}};
-  }
-  Work describe(const Point& p) const override {
-    const double r = static_cast<double>(p.integer("rows")), c = static_cast<double>(p.integer("cols"));
-    const int eb = kernel_dtype_bytes(p.text("dtype"), p.id());
-    return memory_work(p, "softmax", "softmax_fwd", p.text("rows") + "x" + p.text("cols"), p.text("dtype"), 5 * r * c,
-                       2 * eb * r * c);
-  }
   void run(const Point& p, Measurement& m) const override {
     const auto rows = static_cast<unsigned>(p.integer("rows"));
     const auto cols = static_cast<int>(p.integer("cols"));
