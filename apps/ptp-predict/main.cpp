@@ -1,5 +1,4 @@
-// ptp-predict: predicted training time for YAML job specs. Exit codes: 0 ok, 2 bad input,
-// 3 over --max-hours/--max-cost/--max-kwh, 1 internal error.
+// ptp-predict: predicted training time for YAML job specs. Exit codes: ptp/vocab/exit_codes.hpp.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "ptp/predict/training_log.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/exit_codes.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/output.hpp"
@@ -20,6 +20,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"ptp-predict: precision-aware training-time prediction from a YAML job spec"};
   app.set_version_flag("--version", ptp::version_line("ptp-predict", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion + ", output schema " + std::to_string(ptp::kOutputSchemaVersion)));
+  app.footer(ptp::exit_codes_help("ptp-predict"));
   ptp::PredictRequest req;
   std::vector<std::string> sets, unsets, sweeps;
   std::string bundle, config_dir;
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-kwh", max_kwh,
                  "exit 3 when the run's predicted facility energy (GPU boards + node share, x PUE) exceeds kWh")
       ->check(ptp::cli::number_in(0, 1e15));
+  app.add_flag("--require-fit", req.require_fit,
+               "exit 4 when a job or any sweep row (the best row of a search) does not fit in GPU memory with the "
+               "estimate's headroom to spare");
   app.add_option("--trace", req.trace_path, "write the predicted step as a Chrome/Perfetto trace JSON");
   app.add_option("--calibrate", req.calibrate_path,
                  "MEASURED.csv (columns job, step_time_s): fit the prediction to your stack's measured steps");
@@ -92,7 +96,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "ptp-predict: error: " << ptp::one_line(e.what()) << "\n";
-    return 2;
+    return ptp::kExitBadInput;
   }
   if (describe_job_spec) {
     std::fputs(ptp::describe_job_spec_markdown().c_str(), stdout);
@@ -100,7 +104,7 @@ int main(int argc, char** argv) {
   }
   if (req.job_files.empty() && !*list) {
     std::cerr << "ptp-predict: error: jobs is required\n";
-    return 2;
+    return ptp::kExitBadInput;
   }
   try {
     if (config_dir.empty()) config_dir = ptp::config_root();
@@ -136,9 +140,9 @@ int main(int argc, char** argv) {
     return out.exit_code;
   } catch (const ptp::InputError& e) {
     std::cerr << "ptp-predict: error: " << e.what() << "\n";
-    return 2;
+    return ptp::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "ptp-predict: internal error: " << e.what() << "\n";
-    return 1;
+    return ptp::kExitInternalError;
   }
 }

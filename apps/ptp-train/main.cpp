@@ -1,11 +1,12 @@
 // ptp-train: fit the hierarchical precision-aware models on datasets/ and write a bundle + report.
-// Exit codes: 0 ok, 2 bad input, 1 internal error.
+// Exit codes: ptp/vocab/exit_codes.hpp.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
 
 #include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/exit_codes.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
@@ -14,6 +15,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"ptp-train: hierarchical XGBoost models (compute, communication, aggregator) from datasets/"};
   app.set_version_flag("--version", ptp::version_line("ptp-train", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion));
+  app.footer(ptp::exit_codes_help("ptp-train"));
   ptp::train::TrainOptions options;
   bool quiet = false, no_cv = false;
   app.add_option("--data", options.data_dir, "dataset folder with runs.csv, ops/ (or ops.csv), collectives.csv");
@@ -31,7 +33,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::cerr << "ptp-train: error: " << ptp::one_line(e.what()) << "\n";
-    return 2;
+    return ptp::kExitBadInput;
   }
   options.cross_validate = !no_cv;
   const auto start = std::chrono::steady_clock::now();
@@ -43,12 +45,12 @@ int main(int argc, char** argv) {
     const auto result = ptp::train::train_bundle(options);
     std::cout << result.report_markdown;
     std::cout << "\nbundle written to " << options.out_dir << " (report in " << options.out_dir << "/report/)\n";
-    return 0;
+    return ptp::kExitOk;
   } catch (const ptp::InputError& e) {
     std::cerr << "ptp-train: error: " << e.what() << "\n";
-    return 2;
+    return ptp::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "ptp-train: internal error: " << e.what() << "\n";
-    return 1;
+    return ptp::kExitInternalError;
   }
 }

@@ -218,10 +218,20 @@ std::vector<JobField> build_table() {
       Row("run.epochs", F::number).bind(REF(run.epochs)).range(1e-6, 1e9).help("passes over dataset_size samples"),
       Row("run.dataset_size", F::integer).bind(REF(run.dataset_size)).range(1, 1e15).help("samples per epoch"),
       Row("run.tokens", F::number).bind(REF(run.tokens)).range(1, 1e18).help("training tokens"),
+      section("run.eval", "evaluation passes the total adds: one every every_steps steps (the last step included)"),
+      Row("run.eval.every_steps", F::integer).bind(REF(run.eval_every_steps)).range(1, 1e15).required()
+          .help("optimizer steps between evaluations"),
+      Row("run.eval.seconds", F::number).bind(REF(run.eval_seconds)).range(0, 1e9).required()
+          .help("wall seconds of one evaluation, as you measured it (ptp does not predict evaluation)"),
+      section("run.checkpoint", "checkpoint saves the total adds: one every every_steps steps (the last step included)"),
+      Row("run.checkpoint.every_steps", F::integer).bind(REF(run.checkpoint_every_steps)).range(1, 1e15).required()
+          .help("optimizer steps between checkpoint saves"),
+      Row("run.checkpoint.seconds", F::number).bind(REF(run.checkpoint_seconds)).range(0, 1e9).required()
+          .help("wall seconds the training stalls for one save, as you measured it"),
 
       section("cost", "what the GPUs cost"),
       Row("cost.usd_per_gpu_hour", F::number).bind(REF(usd_per_gpu_hour)).range(0, 1e6)
-          .derived("the catalog's price").help("price of one GPU hour of cluster.gpu (another GPU in a sweep or search takes its catalog price)"),
+          .derived("the catalog's price").help("price of one GPU hour of cluster.gpu (another GPU in a sweep or search takes its catalog price, or none)"),
 
       section("parallelism", "model-parallel degrees; data parallelism takes the remaining GPUs"),
       Row("parallelism.tensor", F::integer).bind(REF(parallelism.tensor)).range(1, 1024).with_section()

@@ -111,4 +111,37 @@ void apply_override(YAML::Node& root, const Override& override_or_unset) {
   chain.back()[parts.back()] = value;
 }
 
+namespace {
+bool is_unset(const Override& ov) { return ov.first.rfind(kUnsetMark, 0) == 0; }
+// A key written by a flag covers its fields (--set run.eval=... covers run.eval.seconds), and an error
+// about a section the flag wrote into names the flag too.
+bool flag_wrote(const std::string& key, const std::string& field) {
+  return key == field || field.rfind(key + ".", 0) == 0 || key.rfind(field + ".", 0) == 0;
+}
+}  // namespace
+
+std::string flag_text(const Override& ov, bool sweep_point) {
+  if (is_unset(ov)) return "--unset '" + ov.first.substr(kUnsetMark.size()) + "'";
+  return std::string(sweep_point ? "--sweep '" : "--set '") + ov.first + "=" + ov.second + "'";
+}
+
+void note_flag_fields(JobSpec& job, const std::vector<Override>& flags, const std::vector<Override>& sweep_point) {
+  job.flag_fields.clear();
+  for (const auto& ov : flags)
+    if (!is_unset(ov)) job.flag_fields.emplace_back(ov.first, flag_text(ov));
+  for (const auto& ov : sweep_point) job.flag_fields.emplace_back(ov.first, flag_text(ov, true));
+}
+
+InputError blame_flags(const InputError& e, const std::vector<Override>& flags, const std::vector<Override>& sweep_point) {
+  if (e.line() > 0 || e.field().empty()) return e;
+  const Override* culprit = nullptr;
+  bool in_sweep = false;
+  for (const auto& ov : flags)
+    if (!is_unset(ov) && flag_wrote(ov.first, e.field())) culprit = &ov;
+  for (const auto& ov : sweep_point)
+    if (flag_wrote(ov.first, e.field())) culprit = &ov, in_sweep = true;
+  if (!culprit) return e;
+  return InputError(flag_text(*culprit, in_sweep) + ": " + e.field() + ": " + e.problem());
+}
+
 }  // namespace ptp

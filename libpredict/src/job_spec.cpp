@@ -190,6 +190,9 @@ std::string absolute_path(const std::string& path) {
 
 std::string field_prefix(const JobSpec& job, const std::string& field) {
   const auto it = job.positions.find(field);
+  if (it == job.positions.end() && !field.empty())
+    for (auto f = job.flag_fields.rbegin(); f != job.flag_fields.rend(); ++f)  // the last flag wins
+      if (f->first == field || field.rfind(f->first + ".", 0) == 0) return f->second + ": " + field + ": ";
   const int line = it == job.positions.end() ? 0 : it->second.first;
   const int column = it == job.positions.end() ? 0 : it->second.second;
   return format_location(job.file, line, column) + ": " + (field.empty() ? "" : field + ": ");
@@ -259,8 +262,15 @@ JobSpec load_job_spec(const std::string& path, const std::vector<Override>& over
     if (!root.IsMap()) doc.fail("expected a job spec mapping");
     const std::string gpu_in_file = file_gpu(root);
     for (const auto& ov : overrides) apply_override(root, ov);
-    JobSpec job = parse_job_spec(YamlReader(root, path, ""));
+    JobSpec job = [&] {
+      try {
+        return parse_job_spec(YamlReader(root, path, ""));
+      } catch (const InputError& e) {
+        throw blame_flags(e, overrides);
+      }
+    }();
     scope_job_price(job, gpu_in_file, overrides);
+    note_flag_fields(job, overrides);
     return job;
   }
   return parse_job_spec(doc);

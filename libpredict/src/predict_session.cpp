@@ -52,16 +52,48 @@ std::vector<std::vector<Override>> expand_sweeps(const std::vector<SweepAxis>& a
 
 }  // namespace
 
+std::string memory_verdict(const Prediction& p) {
+  const double usable = p.memory.capacity_bytes * (1 - kMemoryHeadroom);
+  if (p.memory.per_gpu_bytes <= usable) return "";
+  char text[160];
+  std::snprintf(text, sizeof text, "%.1f GiB per GPU > %.1f GiB (%.0f GiB less the %.0f %% headroom)",
+                p.memory.per_gpu_bytes / kBytesPerGiB, usable / kBytesPerGiB, p.memory.capacity_bytes / kBytesPerGiB,
+                100 * kMemoryHeadroom);
+  return text;
+}
+
+std::string row_label(const Prediction& p) {
+  std::string label = p.job_file.empty() ? std::string() : p.job_file + ": ";
+  label += p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
+  if (!p.set_flags.empty()) {
+    label += " (";
+    for (std::size_t i = 0; i < p.set_flags.size(); ++i) label += (i ? " " : "") + p.set_flags[i];
+    label += ")";
+  }
+  return label;
+}
+
+void check_fit(const PredictRequest& req, const std::vector<const Prediction*>& predictions, PredictOutcome& out) {
+  if (!req.require_fit) return;
+  for (const Prediction* p : predictions) {
+    if (!p->valid) continue;
+    const std::string why = memory_verdict(*p);
+    if (why.empty()) continue;
+    out.exit_code = kExitDoesNotFit;
+    out.stderr_lines.push_back("does not fit: " + row_label(*p) + ": " + why);
+  }
+}
+
 void check_budgets(const PredictRequest& req, const std::vector<const Prediction*>& predictions, PredictOutcome& out) {
   for (const Prediction* pp : predictions) {
     const auto& p = *pp;
     if (!p.valid) continue;
-    std::string label = p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
+    const std::string label = row_label(p);
     if (req.max_hours) {
       if (p.total_steps <= 0) throw InputError("--max-hours needs a run: (steps | epochs + dataset_size | tokens) in the job");
       const double hours = p.total_seconds / 3600;
       if (hours > *req.max_hours) {
-        out.exit_code = 3;
+        out.exit_code = kExitOverBudget;
         out.stderr_lines.push_back("over budget: " + label + " needs " + std::to_string(hours) + " h > --max-hours " +
                                    std::to_string(*req.max_hours));
       }
@@ -70,7 +102,7 @@ void check_budgets(const PredictRequest& req, const std::vector<const Prediction
       if (p.total_steps <= 0 || !p.energy.valid)
         throw InputError("--max-kwh needs a run: (steps | epochs + dataset_size | tokens) in the job and a GPU with tdp_w");
       if (p.energy.facility_kwh > *req.max_kwh) {
-        out.exit_code = 3;
+        out.exit_code = kExitOverBudget;
         out.stderr_lines.push_back("over budget: " + label + " needs " + std::to_string(p.energy.facility_kwh) +
                                    " kWh (facility) > --max-kwh " + std::to_string(*req.max_kwh));
       }
@@ -81,7 +113,7 @@ void check_budgets(const PredictRequest& req, const std::vector<const Prediction
         throw InputError("--max-cost: no price for " + p.gpu +
                          " (its catalog file has no price:); set cost.usd_per_gpu_hour in the job");
       if (p.cost_usd > *req.max_cost) {
-        out.exit_code = 3;
+        out.exit_code = kExitOverBudget;
         out.stderr_lines.push_back("over budget: " + label + " costs $" + std::to_string(p.cost_usd) +
                                    " > --max-cost " + std::to_string(*req.max_cost));
       }
@@ -100,7 +132,14 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   rows.reserve(req.job_files.size() * combos.size());
   LearnedMemo memo;  // what the learned levels answered, kept across the sweep
   std::vector<std::string> job_notes;  // what reading each job file warned about, once per file
+  std::vector<std::string> set_flags;  // the command's --set flags, which every row carries
+  for (const auto& ov : req.overrides)
+    if (flag_text(ov).rfind("--set ", 0) == 0) set_flags.push_back(ov.first + "=" + ov.second);
+  bool bad_file = false;
   for (const auto& file : req.job_files) {
+    // With several job files, a bad one is its row's error and the others still print (exit 2).
+    const std::size_t rows_before = rows.size();
+    try {
     const auto doc = YamlReader::load_file(file);
     if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
     // Every sweep point edits its own tree: the first the loaded one, later ones a clone of it taken
@@ -118,7 +157,13 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
       auto spec_of = [&](YAML::Node root) {
         for (const auto& ov : req.overrides) apply_override(root, ov);
         for (const auto& ov : combo) apply_override(root, ov);
-        return parse_job_spec(YamlReader(root, file, ""));
+        try {
+          JobSpec parsed = parse_job_spec(YamlReader(root, file, ""));
+          note_flag_fields(parsed, req.overrides, combo);
+          return parsed;
+        } catch (const InputError& e) {
+          throw blame_flags(e, req.overrides, combo);
+        }
       };
       auto spec = [&] {
         if (&combo == &combos.front()) return spec_of(doc.node());
@@ -141,6 +186,24 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
         if (combo.empty()) throw;
         rows.push_back({combo, invalid_prediction(job, e.what())});
       }
+      auto& p = rows.back().prediction;
+      p.job_file = file;
+      p.set_flags = set_flags;
+      for (const auto& ov : combo) p.set_flags.push_back(ov.first + "=" + ov.second);
+    }
+    } catch (const InputError& e) {
+      if (req.job_files.size() == 1) throw;
+      rows.resize(rows_before);
+      SweepRow bad;
+      for (const auto& ov : combos.front()) bad.settings.emplace_back(ov.first, "");
+      bad.prediction.valid = false;
+      bad.prediction.error = e.what();
+      bad.prediction.job_file = file;
+      bad.prediction.set_flags = set_flags;
+      bad.prediction.num_gpus = 0;
+      rows.push_back(std::move(bad));
+      job_notes.push_back(std::string("error: ") + e.what());
+      bad_file = true;
     }
   }
 
@@ -165,6 +228,8 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   std::vector<const Prediction*> predictions;
   for (const auto& r : rows) predictions.push_back(&r.prediction);
   check_budgets(req, predictions, out);
+  check_fit(req, predictions, out);
+  if (bad_file) out.exit_code = kExitBadInput;
   return out;
 }
 

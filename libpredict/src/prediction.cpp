@@ -31,10 +31,20 @@ void scale_prediction(Prediction& p, double factor) {
   p.breakdown.scale(factor);
   for (auto& layer : p.layers) layer.forward_s *= factor, layer.backward_s *= factor;
   for (auto& bucket : p.buckets) bucket.ready_s *= factor, bucket.duration_s *= factor;
-  for (double* v : {&p.iteration_s, &p.iteration_low_s, &p.iteration_high_s, &p.total_seconds, &p.gpu_hours, &p.cost_usd})
-    *v *= factor;
+  for (double* v : {&p.iteration_s, &p.iteration_low_s, &p.iteration_high_s}) *v *= factor;
+  refresh_totals(p);
   for (double* v : {&p.samples_per_second, &p.tokens_per_second, &p.tokens_per_second_per_gpu, &p.mfu, &p.mfu_precision_peak})
     *v /= factor;
+}
+
+void refresh_totals(Prediction& p) {
+  p.total_seconds = p.total_steps * p.iteration_s + p.eval_seconds + p.checkpoint_seconds;
+  p.gpu_hours = p.total_seconds / 3600.0 * p.num_gpus;
+  p.cost_usd = p.has_cost ? p.gpu_hours * p.price.usd_per_gpu_hour : 0;
+}
+
+double total_high_seconds(const Prediction& p) {
+  return p.total_steps * p.iteration_high_s + p.eval_seconds + p.checkpoint_seconds;
 }
 
 }  // namespace ptp

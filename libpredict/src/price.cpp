@@ -1,18 +1,8 @@
 #include "ptp/predict/price.hpp"
 
-#include <cstdio>
-
 #include "ptp/predict/job_spec.hpp"
 
 namespace ptp {
-
-namespace {
-std::string dollars(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "$%.2f", v);
-  return text;
-}
-}  // namespace
 
 PriceQuote resolve_price(const JobSpec& job, const GpuSpec& gpu, const GpuCatalog& gpus) {
   PriceQuote q;
@@ -34,10 +24,8 @@ PriceQuote resolve_price(const JobSpec& job, const GpuSpec& gpu, const GpuCatalo
     q.usd_per_gpu_hour = gpu.price.usd_per_gpu_hour;
     q.label = "catalog (" + gpu.price.provider + ", " + gpu.price.as_of + ")";
   } else if (job.usd_per_gpu_hour) {
-    q.source = "default";
-    q.usd_per_gpu_hour = *job.usd_per_gpu_hour;
-    q.label = "default (the job's " + dollars(*job.usd_per_gpu_hour) + " for " + job.price_gpu + "; no catalog price for " +
-              gpu.id + ")";
+    // None: the job's price is for its own GPU, and another GPU's cost is not guessed from it.
+    q.label = "none (the job's price is for " + job.price_gpu + ")";
   }
   return q;
 }

@@ -104,12 +104,34 @@ std::optional<Refusal> layout_refusal(const ResolvedJob& r, int blocks, const La
 }
 }  // namespace
 
+namespace {
+bool gpu_runs(const GpuSpec& g, const PrecisionPolicy& p) {
+  return g.sm_version() >= p.min_compute_capability && !(p.gemm_math == "tf32" && !g.has_math("tf32"));
+}
+}  // namespace
+
+const PrecisionPolicy* nearest_runnable_precision(const GpuSpec& g, const PrecisionPolicy& p) {
+  // Nearest GEMM operand width first (fp4 -> fp8, fp8 -> 16-bit), then the same weight handling
+  // (autocast or not), then the same 16-bit dtype (an FP8 recipe keeps BF16 elsewhere).
+  const PrecisionPolicy* best = nullptr;
+  double best_score = 0;
+  for (const auto& q : precision_table()) {
+    if (q.id == p.id || !gpu_runs(g, q)) continue;
+    const double score = std::abs(std::log2(q.gemm_io_bytes / p.gemm_io_bytes)) * 4 + (q.autocast != p.autocast ? 2 : 0) +
+                         (q.half_dtype != p.half_dtype ? 1 : 0);
+    if (!best || score < best_score) best = &q, best_score = score;
+  }
+  return best;
+}
+
 std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p) {
+  if (gpu_runs(g, p)) return "";
+  const PrecisionPolicy* nearest = nearest_runnable_precision(g, p);
+  const std::string hint = nearest ? " (the nearest precision it runs: " + nearest->id + ")" : "";
   if (g.sm_version() < p.min_compute_capability)
     return p.id + " needs sm_" + std::to_string(p.min_compute_capability) + " or newer; " + g.id + " is sm_" +
-           std::to_string(g.sm_version()) + " (try " + (g.sm_version() >= 70 ? "amp_fp16" : "fp32") + ")";
-  if (p.gemm_math == "tf32" && !g.has_math("tf32")) return g.id + " has no TF32 tensor cores";
-  return "";
+           std::to_string(g.sm_version()) + hint;
+  return g.id + " has no TF32 tensor cores" + hint;
 }
 
 std::shared_ptr<const SharedWorkload> share_workload(Workload w) {
@@ -118,6 +140,7 @@ std::shared_ptr<const SharedWorkload> share_workload(Workload w) {
   s->fwd_flops = w.fwd_flops();
   s->bwd_flops = w.bwd_flops();
   s->model_flops = model_flops_per_microbatch(w, true);
+  s->attention_model_flops = attention_model_flops_per_microbatch(w);
   s->workload = std::move(w);
   s->memo = std::make_shared<StepMemo>();
   return s;

@@ -56,6 +56,10 @@ InputError::InputError(const std::string& message) : std::runtime_error(one_line
 
 InputError::InputError(const std::string& file, int line, int column, const std::string& field,
                        const std::string& problem)
-    : std::runtime_error(compose(file, line, column, field, problem)) {}
+    : std::runtime_error(compose(file, line, column, field, problem)),
+      file_(file),
+      field_(field),
+      problem_(problem),
+      line_(line) {}
 
 }  // namespace ptp

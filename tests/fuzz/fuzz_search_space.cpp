@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SearchOptions opt;
     opt.top = 3;
     const SearchResult r = run_search(base, space, opt, predictor, nullptr);
-    if (r.configurations != r.invalid + r.no_fit + r.ranked) fuzz::finding("search counts do not add up");
+    if (r.configurations != r.invalid + r.no_fit + r.unpriced + r.ranked) fuzz::finding("search counts do not add up");
     for (const auto& row : r.rows)
       if (!(row.prediction.iteration_s > 0) || !row.prediction.memory.fits) fuzz::finding("bad ranked row");
   });

@@ -24,7 +24,9 @@ inline Prediction fixed_prediction() {
   p.model_flops_per_step = 1e15, p.mfu = 0.4, p.mfu_precision_peak = 0.4;
   p.mfu_peak_basis = "bf16 dense 312.0 TFLOP/s", p.mfu_precision_peak_basis = "fp16 dense 312.0 TFLOP/s";
   p.layout.data = 16, p.layout.microbatches = 2;
-  p.total_steps = 1000, p.total_seconds = 500, p.gpu_hours = 500.0 / 3600 * 16;
+  p.job_file = "configs/jobs/example.yaml", p.set_flags = {"cluster.num_gpus=16"};
+  p.total_steps = 1000, p.total_seconds = 560, p.gpu_hours = 560.0 / 3600 * 16;
+  p.evaluations = 2, p.eval_seconds = 40, p.checkpoints = 1, p.checkpoint_seconds = 20;
   p.has_cost = true, p.cost_usd = p.gpu_hours * 2.5, p.usd_per_hour = 2.5 * 16;
   p.price.source = "catalog", p.price.usd_per_gpu_hour = 2.5, p.price.label = "catalog (Example Cloud, 2026-01)";
   p.memory.convention = "master_weights";

@@ -88,6 +88,10 @@ std::vector<Override> prerequisites(const std::string& key) {
       {"run.tokens", {parse_unset("run.steps")}},
       {"attention_mask", {{"packing", "true"}, {"avg_seq_len", "1000"}}},
       {"finetune.method", {parse_unset("finetune.rank")}},
+      {"run.eval.every_steps", {{"run.eval.seconds", "30"}}},
+      {"run.eval.seconds", {{"run.eval.every_steps", "100"}}},
+      {"run.checkpoint.every_steps", {{"run.checkpoint.seconds", "30"}}},
+      {"run.checkpoint.seconds", {{"run.checkpoint.every_steps", "100"}}},
   };
   const auto it = needs.find(key);
   return it == needs.end() ? std::vector<Override>{} : it->second;

@@ -1,5 +1,5 @@
 // The price of a GPU-hour (price.hpp): the job's cost.usd_per_gpu_hour for the GPU it was given for,
-// else the catalog's list price, else the job's price as a labelled default, else none; and the
+// else the catalog's list price, else none (never the job's price for another GPU); and the
 // catalog's price: mapping, refused with file:line:column when it is wrong.
 #include <catch2/catch.hpp>
 
@@ -60,15 +60,32 @@ TEST_CASE("another GPU is priced from the catalog, with provider and date", "[pr
   CHECK(resolve_price(job("a100-sxm4-80gb", ""), gpu("a100-sxm4-80gb"), catalogs().gpus()).source == "catalog");
 }
 
-TEST_CASE("a GPU the catalog does not price takes the job's price as a labelled default, or none", "[price]") {
+TEST_CASE("a GPU the catalog does not price has no price: the job's price is for its own GPU only", "[price]") {
   REQUIRE_FALSE(gpu("rtx-a6000").price.known());
+  // The job priced its A100: the A6000 does not borrow that price (issue 54), it has none, and the
+  // label says whose GPU the job's price was for.
   const auto q = resolve_price(job("a100-sxm4-80gb", "2.5"), gpu("rtx-a6000"), catalogs().gpus());
-  CHECK(q.source == "default");
-  CHECK(q.usd_per_gpu_hour == 2.5);
-  CHECK_THAT(q.label, Catch::StartsWith("default") && Catch::Contains("a100-sxm4-80gb") && Catch::Contains("rtx-a6000"));
+  CHECK(q.source == "none");
+  CHECK_FALSE(q.known());
+  CHECK(q.usd_per_gpu_hour == 0);
+  CHECK(q.label == "none (the job's price is for a100-sxm4-80gb)");
   const auto none = resolve_price(job("a100-sxm4-80gb", ""), gpu("rtx-a6000"), catalogs().gpus());
   CHECK(none.source == "none");
+  CHECK(none.label == "none");
   CHECK_FALSE(none.known());
+  // The same for the GPUs of the report: an H100 job's price prices neither an H200 nor a B200.
+  for (const std::string other : {"h200-sxm-141gb", "b200-sxm-180gb"}) {
+    INFO(other);
+    REQUIRE_FALSE(gpu(other).price.known());
+    CHECK(resolve_price(job("h100-sxm5-80gb", "2.0"), gpu(other), catalogs().gpus()).source == "none");
+  }
+  // And a prediction on it has no cost, and says why.
+  const auto p = predict_analytical(resolve_job(job("a100-sxm4-80gb", "2.5", {parse_override("cluster.gpu=rtx-a6000")}), catalogs()));
+  CHECK_FALSE(p.has_cost);
+  CHECK(prediction_json(p)["cost"]["source"] == "none");
+  CHECK(prediction_json(p)["total"]["cost_usd"].is_null());
+  CHECK_THAT(render_table(p), Catch::Contains("no price: the catalog has none for rtx-a6000; the job's price is for "
+                                              "a100-sxm4-80gb; --set cost.usd_per_gpu_hour prices any GPU"));
 }
 
 TEST_CASE("flags: a --set GPU keeps the file's price on the file's GPU; a --set price is for any GPU", "[price]") {

@@ -1,9 +1,11 @@
 // ptp-predict --search end to end (test names must not start with "--": ctest passes them as arguments): the shipped jobs in every format, rows reproducible with their
 // --set flags, budgets on the best row, and bad input refused.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/run_command.hpp"
 
@@ -128,8 +130,8 @@ TEST_CASE("search CLI: a space file", "[cli][search]") {
   std::filesystem::create_directories(dir);
   const std::string space = dir + "/space.yaml";
   std::ofstream(space) << "precision: [amp_bf16, fp8]\nparallelism.tensor: [1, 2]\nparallelism.pipeline: [1]\n"
-                          "parallelism.context: [1]\nsharding: [none]\nactivation_checkpointing: [none]\n"
-                          "batch_size: [8]\ncluster.num_gpus: [16, 32]\n";
+                          "parallelism.context: [1]\nsequence_parallel: [false]\nsharding: [none]\n"
+                          "activation_checkpointing: [none]\nbatch_size: [8]\ncluster.num_gpus: [16, 32]\n";
   const auto r = run_command(predict(job("gpt2-xl-bf16-32xh100.yaml") + " --search --space " + space + " --format json"));
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -174,5 +176,68 @@ TEST_CASE("search CLI: --calibrate ranks calibrated predictions", "[cli][search]
     CHECK(nlohmann::json::parse(one.out)["iteration"]["seconds"].get<double>() ==
           row["prediction"]["iteration"]["seconds"].get<double>());
   }
+  std::filesystem::remove(space);
+}
+
+TEST_CASE("search CLI: sequence parallelism is searched and same predictions collapse and ties are marked and rows name the job", "[cli][search]") {
+  // Llama 3 70B around its layout: TP 1 and 4 (sequence_parallel both ways only at TP 4), zero1
+  // and zero2 (the same prediction under the distributed optimizer), with and without recompute.
+  const std::string space = std::filesystem::temp_directory_path() / "ptp-search-sp-space.yaml";
+  std::ofstream(space) << "precision: [fp8]\nparallelism.tensor: [1, 4]\nparallelism.pipeline: [4]\n"
+                          "parallelism.virtual_pipeline: [5]\nparallelism.context: [2]\nsharding: [zero1, zero2]\n"
+                          "activation_checkpointing: [none, full]\nbatch_size: [1]\n";
+  const std::string llama = job("llama3-70b-fp8-256xh100.yaml");
+  const std::string args = llama + " --set sequence_parallel=false --search --top 10 --space " + space;
+  const auto r = run_command(predict(args + " --format json"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  // (TP 1: 1 + TP 4: 2 sequence-parallel values) x 2 shardings x 2 recomputes.
+  CHECK(j["search"]["configurations"] == 12);
+  bool sp = false;
+  for (const auto& row : j["rows"]) {
+    INFO(row["set"].dump());
+    CHECK(row["job"] == llama);  // the job file as given
+    const auto& set = row["set"];
+    const bool tp1 = std::find(set.begin(), set.end(), "parallelism.tensor=1") != set.end();
+    const bool with_sp = std::find(set.begin(), set.end(), "sequence_parallel=true") != set.end();
+    if (tp1) CHECK_FALSE(with_sp);
+    sp = sp || with_sp;
+    // zero1 and zero2 are one row: the other listed, and it predicts the same on its own.
+    if (std::find(set.begin(), set.end(), "sharding=zero1") != set.end()) {
+      REQUIRE(row["equivalent"] == nlohmann::json::array({"--set sharding=zero2"}));
+      std::string flags;
+      for (const auto& f : set)
+        flags += " --set " + (f == "sharding=zero1" ? std::string("sharding=zero2") : f.get<std::string>());
+      const auto one = run_command(predict(llama + flags + " --format json"));
+      REQUIRE(one.exit_code == 0);
+      const auto p = nlohmann::json::parse(one.out);
+      CHECK(p["iteration"]["seconds"].get<double>() == Approx(row["prediction"]["iteration"]["seconds"].get<double>()).epsilon(1e-6));
+      CHECK(p["memory"]["per_gpu_bytes"].get<double>() == Approx(row["prediction"]["memory"]["per_gpu_bytes"].get<double>()).epsilon(1e-6));
+    }
+    for (const auto& f : set) CHECK(f != "sharding=zero2");  // never a row of its own
+  }
+  CHECK(sp);
+  CHECK(j["search"]["tie_margin"].get<double>() > 0);
+  // The table: one cell for both, the tie rule in the header, the alternative's flags.
+  const auto table = run_command(predict(args));
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("zero1|zero2") && Catch::Contains("ties: = marks a rank within") &&
+                            Catch::Contains("(the same prediction with --set sharding=zero2)") && Catch::Contains("  SP  "));
+  // JSONL and CSV rows carry the job file too.
+  const auto jsonl = run_command(predict(args + " --format jsonl"));
+  REQUIRE(jsonl.exit_code == 0);
+  std::stringstream rows(jsonl.out);
+  for (std::string line; std::getline(rows, line);) {
+    const auto row = nlohmann::json::parse(line);
+    CHECK(row["search"]["job"] == llama);
+    CHECK(row["search"].contains("tie"));
+    CHECK(row["search"].contains("equivalent"));
+  }
+  const auto csv = run_command(predict(args + " --format csv"));
+  REQUIRE(csv.exit_code == 0);
+  CHECK_THAT(csv.out.substr(0, csv.out.find('\n')), Catch::EndsWith(",tie,equivalent,job"));
+  CHECK(lines(csv.out) == static_cast<long>(j["rows"].size()) + 1);
+  std::stringstream csv_rows(csv.out.substr(csv.out.find('\n') + 1));
+  for (std::string line; std::getline(csv_rows, line);) CHECK_THAT(line, Catch::EndsWith("," + llama));
   std::filesystem::remove(space);
 }

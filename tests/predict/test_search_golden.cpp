@@ -1,7 +1,8 @@
 // Golden output of --search in every registered format, rendered from fixed, hand-built searches
 // (not a search's answer: the rows are fixed_prediction variants and only test the printers): a
-// ranked search, a calibrated cost search, a search where nothing fits, and a format --search
-// refuses. A printer change shows up as a diff against tests/data/golden/search-*; regenerate
+// ranked search (with a row that collapses two configurations of one prediction, and a tie), a
+// calibrated cost search that left an unpriced GPU out, a search where nothing fits, and a format
+// --search refuses. A printer change shows up as a diff against tests/data/golden/search-*; regenerate
 // deliberately with PTP_UPDATE_GOLDEN=1 (as for the predict formats, test_output_golden.cpp).
 #include <catch2/catch.hpp>
 
@@ -36,6 +37,10 @@ SearchRow row(std::vector<Override> settings, Prediction p, std::string changes,
   SearchRow r;
   std::string config;
   for (const auto& [k, v] : settings) config += (config.empty() ? "" : " ") + std::string("--set ") + k + "=" + v;
+  // As run_search fills them: the job file as given and the row's flags.
+  p.job_file = "configs/jobs/bert-large-amp-16xa100.yaml";
+  p.set_flags.clear();
+  for (const auto& [k, v] : settings) p.set_flags.push_back(k + "=" + v);
   r.settings = std::move(settings);
   r.objective = search_objective_value(p, o);
   r.prediction = std::move(p);
@@ -44,28 +49,36 @@ SearchRow row(std::vector<Override> settings, Prediction p, std::string changes,
   return r;
 }
 
-// Three ranked rows of twelve configurations, the job as written among them.
+// Four ranked rows of twelve configurations, the job as written among them. The first row is two
+// configurations with one prediction (amp_bf16 and amp_fp16 at TP 2); the second is 1.25 % slower,
+// inside the noise (a tenth of the 0.8x .. 1.25x band: 2.3 %), so the two are ties.
 SearchResult ranked_search() {
   SearchResult r;
   r.objective = SearchObjective::time;
   r.job_file = "configs/jobs/bert-large-amp-16xa100.yaml";
   r.job = fixed_prediction();
+  r.job.job_file = r.job_file;
   r.axes = {"precision", "parallelism.tensor"};
   r.configurations = 12, r.invalid = 3, r.no_fit = 2, r.ranked = 7;
   r.rows.push_back(row({{"precision", "amp_bf16"}, {"parallelism.tensor", "2"}}, variant("amp_bf16", 2, 0.4, 20e9),
                        "--set precision=amp_bf16 --set parallelism.tensor=2", r.objective));
+  r.rows.back().equivalent = {{{"precision", "amp_fp16"}, {"parallelism.tensor", "2"}}};
+  r.rows.push_back(row({{"precision", "amp_bf16"}, {"parallelism.tensor", "4"}}, variant("amp_bf16", 4, 0.405, 15e9),
+                       "--set precision=amp_bf16 --set parallelism.tensor=4", r.objective));
   r.rows.push_back(row({{"precision", "amp_fp16"}, {"parallelism.tensor", "1"}}, variant("amp_fp16", 1, 0.5, 25e9), "",
                        r.objective));
   r.rows.push_back(row({{"precision", "fp8"}, {"parallelism.tensor", "4"}}, variant("fp8", 4, 0.55, 12.5e9),
                        "--set precision=fp8 --set parallelism.tensor=4", r.objective));
+  mark_search_ties(r);
   return r;
 }
 
-// Ranked by cost, every row calibrated (its factors shown), one GPU priced by the job's default.
+// Ranked by cost, every row calibrated (its factors shown), one fitting configuration left out for
+// its GPU's having no price.
 SearchResult calibrated_cost_search() {
   SearchResult r = ranked_search();
   r.objective = SearchObjective::cost;
-  r.default_priced = 1, r.default_priced_gpus = {"h100-sxm5-80gb"};
+  r.ranked = 6, r.unpriced = 1, r.unpriced_gpus = {"h200-sxm-141gb"};
   for (auto& x : r.rows) {
     auto& c = x.prediction.calibration;
     c.applied = true, c.points = 3, c.method = "log_map_stack_factors";
@@ -75,6 +88,7 @@ SearchResult calibrated_cost_search() {
     c.uncalibrated_iteration_s = x.prediction.iteration_s / 1.05;
     x.objective = search_objective_value(x.prediction, r.objective);
   }
+  mark_search_ties(r);
   return r;
 }
 
@@ -84,6 +98,7 @@ SearchResult empty_search() {
   r.objective = SearchObjective::time;
   r.job_file = "configs/jobs/bert-large-amp-16xa100.yaml";
   r.job = fixed_prediction();
+  r.job.job_file = r.job_file;
   r.job.memory.per_gpu_bytes = 90e9, r.job.memory.fits = false;
   r.axes = {"precision", "batch_size"};
   r.configurations = 4, r.invalid = 1, r.no_fit = 3, r.ranked = 0;

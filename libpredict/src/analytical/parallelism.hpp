@@ -169,6 +169,8 @@ double ep_bytes_per_block(double tokens_per_rank, double hidden, double topk, do
 // (12 L s d per token, the PaLM / Megatron convention). Convs and RNN cells count at their direct
 // FLOPs; include_conv = false leaves convs out (cuDNN's FP32 Winograd kernels beat their direct count).
 double model_flops_per_microbatch(const Workload& w, bool include_conv = true);
+// Of those: attention scores and context (batched GEMMs and fused attention), which 6 x N leaves out.
+double attention_model_flops_per_microbatch(const Workload& w);
 // mfu_reference_peak, precision_peak and fill_mfu are public: ptp/predict/analytical.hpp.
 
 // Per-stage, per-micro-batch times on one GPU.

@@ -82,4 +82,14 @@ double model_flops_per_microbatch(const Workload& w, bool include_conv) {
   return flops;
 }
 
+double attention_model_flops_per_microbatch(const Workload& w) {
+  double flops = 0;
+  for (const auto& op : w.ops) {
+    const double passes = op.frozen ? (op.input_grad ? 2 : 1) : 3;
+    if (op.kind == OpKind::attention_bmm) flops += passes * op.fwd_flops;
+    else if (op.kind == OpKind::fused_attention) flops += 3 * 4 * op.batch * op.m * op.n * op.k;
+  }
+  return flops;
+}
+
 }  // namespace ptp

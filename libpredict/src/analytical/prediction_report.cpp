@@ -44,6 +44,9 @@ void fill_mfu(const ResolvedJob& job, Prediction& out) {
   out.mfu_peak_basis = describe(ref);
   out.mfu_precision_peak_basis = describe(own);
   out.model_flops_basis = model_flops_basis(job.job.finetune);
+  const double all = job.shared ? job.shared->model_flops : model_flops_per_microbatch(job.work(), true);
+  const double attention = job.shared ? job.shared->attention_model_flops : attention_model_flops_per_microbatch(job.work());
+  out.model_flops_attention_share = all > 0 ? attention / all : 0;
 }
 
 std::string model_flops_basis(const FinetuneSpec& finetune) {

@@ -333,12 +333,18 @@ void fill_totals(const ResolvedJob& job, Prediction& p) {
     steps = std::ceil(*r.tokens / tokens_per_step);
   }
   p.total_steps = steps;
-  p.total_seconds = steps * p.iteration_s;
-  p.gpu_hours = p.total_seconds / 3600.0 * job.job.cluster.num_gpus;
+  // One evaluation (checkpoint) every every_steps steps, the last step included, of the user's seconds.
+  auto every = [steps](const std::optional<double>& every_steps) {
+    return every_steps && steps > 0 ? static_cast<int>(std::min(2e9, std::floor(steps / *every_steps))) : 0;
+  };
+  p.evaluations = every(r.eval_every_steps);
+  p.checkpoints = every(r.checkpoint_every_steps);
+  p.eval_seconds = p.evaluations * r.eval_seconds.value_or(0);
+  p.checkpoint_seconds = p.checkpoints * r.checkpoint_seconds.value_or(0);
   p.price = job.price;
   p.has_cost = p.price.known();
   p.usd_per_hour = p.has_cost ? p.price.usd_per_gpu_hour * job.job.cluster.num_gpus : 0;
-  p.cost_usd = p.has_cost ? p.gpu_hours * p.price.usd_per_gpu_hour : 0;
+  refresh_totals(p);
 }
 
 }  // namespace ptp

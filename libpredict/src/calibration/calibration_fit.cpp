@@ -262,9 +262,7 @@ void CalibrationFit::apply(Prediction& p) const {
   p.tokens_per_second_per_gpu /= r;
   p.mfu /= r;
   p.mfu_precision_peak /= r;
-  p.total_seconds *= r;
-  p.gpu_hours *= r;
-  p.cost_usd *= r;
+  refresh_totals(p);
   auto& c = p.calibration;
   c.applied = true;
   c.points = points;

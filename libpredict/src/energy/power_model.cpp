@@ -174,7 +174,7 @@ void apply_power_model(const ResolvedJob& job, Prediction& p, const CapClockMode
       const double f = p.iteration_s / before;
       e.step_stretch = f;
       p.iteration_low_s *= f, p.iteration_high_s *= f;
-      p.total_seconds *= f, p.gpu_hours *= f, p.cost_usd *= f;
+      refresh_totals(p);
       for (double* v : {&p.samples_per_second, &p.tokens_per_second, &p.tokens_per_second_per_gpu, &p.mfu,
                         &p.mfu_precision_peak})
         *v /= f;

@@ -21,6 +21,10 @@ std::string table(const std::vector<SweepRow>& rows, bool sweep) {
 
 std::string jsonl(const std::vector<SweepRow>& rows, bool) { return render_jsonl(rows); }
 std::string csv(const std::vector<SweepRow>& rows, bool) { return render_csv(rows); }
+std::string slurm(const std::vector<SweepRow>& rows, bool) {
+  if (rows.size() != 1) throw InputError("--format slurm prints the #SBATCH lines of one job; give one job file and no sweep");
+  return render_slurm(rows.front().prediction);
+}
 
 }  // namespace
 
@@ -30,6 +34,7 @@ const std::vector<OutputFormat>& output_formats() {
       {"json", "one pretty JSON object (exactly one job, no sweep)", json_one},
       {"jsonl", "one compact JSON object per job or sweep row", jsonl},
       {"csv", "header plus one line per job or sweep row", csv},
+      {"slurm", "#SBATCH --time/--nodes/--gpus-per-node of one job, with how they were derived", slurm},
   };
   return formats;
 }

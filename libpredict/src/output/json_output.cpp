@@ -118,6 +118,8 @@ nlohmann::json prediction_json(const Prediction& p) {
   const bool has_total = p.total_steps > 0;
   json j;
   j["ptp"] = tool_json();
+  j["job"] = p.job_file.empty() ? json(nullptr) : json(p.job_file);
+  j["set"] = p.set_flags;
   j["model"] = p.model;
   j["precision"] = p.precision;
   j["gpu"] = p.gpu;
@@ -146,13 +148,20 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["mfu_basis"] = {{"model_flops_per_step", p.model_flops_per_step},
                     {"model_flops", p.model_flops_basis.empty() ? model_flops_basis(FinetuneSpec{})
                                                                 : p.model_flops_basis},
+                    {"attention_share", p.model_flops_attention_share},
+                    {"mfu_6n", p.mfu_precision_peak * (1 - p.model_flops_attention_share)},
                     {"mfu_peak", p.mfu_peak_basis},
                     {"mfu_precision_peak", p.mfu_precision_peak_basis}};
   j["parallelism"] = parallelism_json(p.layout);
   j["total"] = {{"steps", or_null(has_total, p.total_steps)},
                 {"seconds", or_null(has_total, p.total_seconds)},
                 {"gpu_hours", or_null(has_total, p.gpu_hours)},
-                {"cost_usd", or_null(has_total && p.has_cost, p.cost_usd)}};
+                {"cost_usd", or_null(has_total && p.has_cost, p.cost_usd)},
+                {"high_seconds", or_null(has_total, total_high_seconds(p))},
+                {"evaluations", p.evaluations},
+                {"eval_seconds", p.eval_seconds},
+                {"checkpoints", p.checkpoints},
+                {"checkpoint_seconds", p.checkpoint_seconds}};
   // The price behind cost_usd: job (cost.usd_per_gpu_hour), catalog (configs/gpus), default (the
   // job's price reused for a GPU the catalog does not price) or none.
   j["cost"] = {{"usd_per_gpu_hour", or_null(p.has_cost, p.price.usd_per_gpu_hour)},

@@ -105,8 +105,11 @@ std::string calibration_factors_compact(const Prediction& p) {
 }
 
 std::string price_text(const Prediction& p) {
-  if (!p.price.known())
-    return "no price: the catalog has none for " + p.gpu + "; set cost.usd_per_gpu_hour in the job";
+  if (!p.price.known())  // label "none (the job's price is for <gpu>)" when the job priced another GPU
+    return "no price: the catalog has none for " + p.gpu + "; " +
+           (p.price.label == "none" ? std::string("set cost.usd_per_gpu_hour in the job")
+                                    : p.price.label.substr(6, p.price.label.size() - 7) +
+                                          "; --set cost.usd_per_gpu_hour prices any GPU");
   return "$" + fmt("%.2f", p.usd_per_hour) + "/hour ($" + fmt("%.2f", p.price.usd_per_gpu_hour) + " per GPU-hour x " +
          std::to_string(p.num_gpus) + ", " + p.price.label + ")";
 }
@@ -206,6 +209,12 @@ std::string render_table(const Prediction& p) {
     if (p.mfu_precision_peak_basis != p.mfu_peak_basis)
       o += "; " + fmt("%.1f%%", 100 * p.mfu) + " of " + p.mfu_peak_basis;
     o += "\n";
+    // Papers quote MFU both ways; say which this is where it is printed.
+    if (p.model_flops_attention_share > 0)
+      o += "           model FLOPs count attention (" + fmt("%.0f%%", 100 * p.model_flops_attention_share) +
+           " of them); on the 6·N basis (6 x active params x tokens) " +
+           fmt("%.1f%%", 100 * p.mfu_precision_peak * (1 - p.model_flops_attention_share)) + " of the " +
+           p.mfu_precision_peak_basis.substr(0, p.mfu_precision_peak_basis.find(' ')) + " peak\n";
   }
   o += "memory     " + fmt("%.1f", p.memory.per_gpu_bytes / kBytesPerGiB) + " GiB of " +
        fmt("%.0f", p.memory.capacity_bytes / kBytesPerGiB) + " GiB per GPU" +
@@ -220,6 +229,11 @@ std::string render_table(const Prediction& p) {
          fmt("%.1f", p.gpu_hours) + " GPU-hours";
     if (p.has_cost) o += ", $" + fmt("%.2f", p.cost_usd);
     o += "\n";
+    if (p.evaluations > 0 || p.checkpoints > 0)
+      o += "           of which " + std::to_string(p.evaluations) + (p.evaluations == 1 ? " evaluation " : " evaluations ") +
+           human_duration(p.eval_seconds) + " and " + std::to_string(p.checkpoints) +
+           (p.checkpoints == 1 ? " checkpoint " : " checkpoints ") + human_duration(p.checkpoint_seconds) +
+           " (run.eval, run.checkpoint)\n";
   }
   o += "cost       " + price_text(p) + "\n";
   for (const auto& w : p.warnings) o += "warning: " + w + "\n";
@@ -245,7 +259,9 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
                         "predictor.compute_learned_share", "predictor.communication"})
     header.emplace_back(h);
   for (const auto& h : energy_csv_header()) header.push_back(h);
-  for (const char* h : {"cost.usd_per_gpu_hour", "cost.usd_per_hour", "cost.source", "cost.label"}) header.emplace_back(h);
+  for (const char* h : {"cost.usd_per_gpu_hour", "cost.usd_per_hour", "cost.source", "cost.label", "job", "set",
+                        "total.high_seconds", "total.eval_seconds", "total.checkpoint_seconds"})
+    header.emplace_back(h);
   const bool calibrated =
       std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.prediction.calibration.applied; });
   if (calibrated)
@@ -285,6 +301,13 @@ std::string render_csv(const std::vector<SweepRow>& rows) {
     for (const auto& v : {p.has_cost ? g(p.price.usd_per_gpu_hour) : std::string(),
                           p.has_cost ? g(p.usd_per_hour) : std::string(), p.price.source, p.price.label})
       cells.push_back(v);
+    std::string set;
+    for (const auto& s : p.set_flags) set += (set.empty() ? "" : ";") + s;
+    cells.push_back(p.job_file);
+    cells.push_back(set);
+    cells.push_back(total ? g(total_high_seconds(p)) : std::string());
+    cells.push_back(g(p.eval_seconds));
+    cells.push_back(g(p.checkpoint_seconds));
     if (calibrated) {
       const auto& c = p.calibration;
       for (const auto& v : {c.applied ? std::to_string(c.points) : std::string(), c.method, calibration_factors_cell(c),

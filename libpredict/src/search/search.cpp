@@ -1,8 +1,11 @@
 // The search loop: every configuration of the space is edited into a copy of the parsed job, resolved
-// (reusing the workload of its micro-batch), checked for memory, and only then timed. Rows are kept
-// best-first by (objective, configuration text), so the ranking is the same in any enumeration order.
+// (reusing the workload of its micro-batch), checked for memory, and only then timed. Configurations
+// with the same prediction are kept as one group, and groups best-first by their best member's
+// (objective, configuration text), so the ranking is the same in any enumeration order.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <optional>
@@ -43,6 +46,46 @@ double search_objective_value(const Prediction& p, SearchObjective o) {
       break;
   }
   return run ? p.total_seconds : 1 / p.samples_per_second;
+}
+
+namespace {
+// To 6 significant digits, as CSV prints: monotone in x, so a smaller rounded value means a smaller x.
+double round6(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", x);
+  return std::strtod(text, nullptr);
+}
+}  // namespace
+
+bool SearchEquivalenceKey::operator<(const SearchEquivalenceKey& o) const {
+  return std::tie(objective, iteration_s, per_gpu_bytes, gpu, num_gpus) <
+         std::tie(o.objective, o.iteration_s, o.per_gpu_bytes, o.gpu, o.num_gpus);
+}
+bool SearchEquivalenceKey::operator==(const SearchEquivalenceKey& o) const { return !(*this < o) && !(o < *this); }
+
+SearchEquivalenceKey search_equivalence_key(const Prediction& p, double objective) {
+  return {round6(objective), round6(p.iteration_s), round6(p.memory.per_gpu_bytes), p.gpu, p.num_gpus};
+}
+
+void mark_search_ties(SearchResult& r) {
+  r.tie_margin = 0, r.tie_band_low = r.tie_band_high = 1;
+  for (auto& row : r.rows) row.tie = false;
+  if (r.rows.empty()) return;
+  const Prediction& best = r.rows.front().prediction;
+  const bool energy = r.objective == SearchObjective::energy || r.objective == SearchObjective::carbon;
+  if (energy && best.energy.valid) {
+    r.tie_band_low = best.energy.band_low_factor, r.tie_band_high = best.energy.band_high_factor;
+  } else if (!energy && best.iteration_s > 0 && best.iteration_low_s > 0) {
+    r.tie_band_low = best.iteration_low_s / best.iteration_s, r.tie_band_high = best.iteration_high_s / best.iteration_s;
+  }
+  if (!(r.tie_band_low > 0) || !(r.tie_band_high >= r.tie_band_low)) r.tie_band_low = r.tie_band_high = 1;
+  // A tenth of the band's half-width, in log space, as a fraction of the objective.
+  r.tie_margin = std::expm1(0.1 * 0.5 * std::log(r.tie_band_high / r.tie_band_low));
+  const double limit = r.rows.front().objective * (1 + r.tie_margin);
+  bool any = false;
+  for (std::size_t i = 1; i < r.rows.size(); ++i)
+    if (r.rows[i].objective <= limit) r.rows[i].tie = any = true;
+  r.rows.front().tie = any;
 }
 
 namespace {
@@ -111,25 +154,15 @@ class Enumerator {
   // Number of configurations, for the limit and the counts.
   double count(const JobSpec& base) const {
     double n = 1;
-    const SearchAxis* pipeline = nullptr;
-    for (const auto& a : space_.axes)
-      if (a.key == "parallelism.pipeline") pipeline = &a;
     for (const auto& a : space_.axes) {
-      if (a.key == "parallelism.pipeline" || !a.per_pipeline) {
-        if (a.key == "parallelism.pipeline" && has_per_pipeline()) continue;
+      if (a.per_pipeline) {  // pipeline x virtual_pipeline pairs
+        n *= pairs(base, "parallelism.pipeline", [&](const JobSpec& j) { return virtual_pipeline_values(j, blocks_); });
+      } else if (a.per_tensor) {  // tensor x sequence_parallel pairs
+        n *= pairs(base, "parallelism.tensor", [&](const JobSpec& j) { return per_tensor_values(a, j); });
+      } else if (!(a.key == "parallelism.pipeline" && has([](const SearchAxis& x) { return x.per_pipeline; })) &&
+                 !(a.key == "parallelism.tensor" && has([](const SearchAxis& x) { return x.per_tensor; }))) {
         n *= static_cast<double>(a.values.size());
-        continue;
       }
-      // pipeline x virtual_pipeline pairs
-      double pairs = 0;
-      JobSpec j = base;
-      const std::vector<std::string> pps =
-          pipeline ? pipeline->values : std::vector<std::string>{std::to_string(base.parallelism.pipeline)};
-      for (const auto& pp : pps) {
-        search_field("parallelism.pipeline").set(j, pp);
-        pairs += static_cast<double>(virtual_pipeline_values(j, blocks_).size());
-      }
-      n *= pairs;
     }
     return n;
   }
@@ -147,8 +180,31 @@ class Enumerator {
   }
 
  private:
-  bool has_per_pipeline() const {
-    return std::any_of(space_.axes.begin(), space_.axes.end(), [](const SearchAxis& a) { return a.per_pipeline; });
+  template <class P>
+  bool has(P p) const {
+    return std::any_of(space_.axes.begin(), space_.axes.end(), p);
+  }
+
+  // The values of an axis that follows the layout, at the layout of `job`.
+  static std::vector<std::string> per_tensor_values(const SearchAxis& axis, const JobSpec& job) {
+    return job.parallelism.tensor > 1 ? axis.values : std::vector<std::string>{"false"};
+  }
+
+  // Sum over the values of the axis `key` (the base's value when it is not searched) of the number
+  // of values `dependent` takes there.
+  template <class F>
+  double pairs(const JobSpec& base, const std::string& key, F dependent) const {
+    const auto& field = search_field(key);
+    std::vector<std::string> values{field.get(base)};
+    for (const auto& a : space_.axes)
+      if (a.key == key) values = a.values;
+    JobSpec j = base;
+    double n = 0;
+    for (const auto& v : values) {
+      field.set(j, v);
+      n += static_cast<double>(dependent(j).size());
+    }
+    return n;
   }
 
   template <class F>
@@ -160,7 +216,9 @@ class Enumerator {
     const std::size_t i = order_[depth];  // settings stay in axis order
     const auto& axis = space_.axes[i];
     const auto& field = search_field(axis.key);
-    const auto values = axis.per_pipeline ? virtual_pipeline_values(job, blocks_) : axis.values;
+    const auto values = axis.per_pipeline ? virtual_pipeline_values(job, blocks_)
+                        : axis.per_tensor ? per_tensor_values(axis, job)
+                                          : axis.values;
     const JobSpec saved = job;
     settings[i].first = axis.key;
     for (const auto& v : values) {
@@ -193,24 +251,60 @@ void add_reproduction(SearchRow& row, const JobSpec& base, const std::vector<Ove
   changed.insert(changed.begin(), kept_user.begin(), kept_user.end());
   row.changes = config_text(changed);
   row.settings.insert(row.settings.end(), kept_user.begin(), kept_user.end());
+  for (auto& e : row.equivalent) e.insert(e.end(), kept_user.begin(), kept_user.end());
 }
 
 }  // namespace
 
 namespace {
 
-// One thread's share: every `stride`-th configuration from `first`, its counts and its best rows.
-struct Share {
-  std::size_t configurations = 0, invalid = 0, no_fit = 0, ranked = 0, default_priced = 0;
-  std::set<std::string> default_priced_gpus;
-  std::vector<SearchRow> best;  // sorted best-first, at most `top`
-};
+// Configurations with one prediction (search_equivalence_key): the best of them by (objective,
+// configuration text) with its prediction, the others by their flags.
+struct Group {
+  SearchRow best;
+  std::vector<SearchRow> others;  // settings, objective and config only
 
-void keep(std::vector<SearchRow>& best, SearchRow row, std::size_t top) {
-  if (best.size() == top && !better(row, best.back())) return;
-  best.insert(std::upper_bound(best.begin(), best.end(), row, better), std::move(row));
-  if (best.size() > top) best.pop_back();
+  void add(SearchRow row) {
+    if (better(row, best)) std::swap(row, best);
+    row.prediction = Prediction{};
+    others.push_back(std::move(row));
+  }
+  void merge(Group g) {
+    add(std::move(g.best));
+    for (auto& o : g.others) others.push_back(std::move(o));
+  }
+};
+using Groups = std::map<SearchEquivalenceKey, Group>;
+
+// Keeps the groups a ranking of `top` may show. A group is dropped only when `top` others have a
+// smaller rounded objective, so all of its members are worse than theirs: whatever the order the
+// configurations come in, every group that can be among the best `top` keeps every member.
+void prune(Groups& groups, std::size_t top) {
+  if (groups.size() <= top) return;
+  const auto nth = std::next(groups.begin(), static_cast<std::ptrdiff_t>(top) - 1);
+  auto cut = std::next(nth);
+  while (cut != groups.end() && cut->first.objective == nth->first.objective) ++cut;
+  groups.erase(cut, groups.end());
 }
+
+void keep(Groups& groups, const SearchEquivalenceKey& key, Group g, std::size_t top) {
+  if (auto it = groups.find(key); it != groups.end()) {
+    it->second.merge(std::move(g));
+    return;
+  }
+  if (groups.size() >= top &&
+      key.objective > std::next(groups.begin(), static_cast<std::ptrdiff_t>(top) - 1)->first.objective)
+    return;
+  groups.emplace(key, std::move(g));
+  prune(groups, top);
+}
+
+// One thread's share: every `stride`-th configuration from `first`, its counts and its best groups.
+struct Share {
+  std::size_t configurations = 0, invalid = 0, no_fit = 0, unpriced = 0, ranked = 0;
+  std::set<std::string> unpriced_gpus;
+  Groups best;
+};
 
 Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOptions& options, int blocks,
                    const Predictor& predictor, const Calibrator* calibration, std::size_t first, std::size_t stride) {
@@ -241,22 +335,25 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
       ++share.no_fit;
       return;
     }
-    SearchRow row;
-    row.prediction = predictor.predict(r, memo);
-    if (!row.prediction.memory.fits || row.prediction.memory.near_capacity) {  // as the estimate above
+    // A cost ranking cannot place a GPU nobody priced (price.hpp): it is left out, and counted.
+    if (options.objective == SearchObjective::cost && !r.price.known()) {
+      ++share.unpriced;
+      share.unpriced_gpus.insert(r.gpu->id);
+      return;
+    }
+    Group g;
+    g.best.prediction = predictor.predict(r, memo);
+    if (!g.best.prediction.memory.fits || g.best.prediction.memory.near_capacity) {  // as the estimate above
       ++share.no_fit;
       return;
     }
     ++share.ranked;
-    if (row.prediction.price.source == "default") {
-      ++share.default_priced;
-      share.default_priced_gpus.insert(row.prediction.gpu);
-    }
-    if (calibration) calibration->apply(row.prediction);
-    row.objective = search_objective_value(row.prediction, options.objective);
-    row.settings = settings;
-    row.config = config_text(settings);
-    keep(share.best, std::move(row), top);
+    if (calibration) calibration->apply(g.best.prediction);
+    g.best.objective = search_objective_value(g.best.prediction, options.objective);
+    g.best.settings = settings;
+    g.best.config = config_text(settings);
+    const SearchEquivalenceKey key = search_equivalence_key(g.best.prediction, g.best.objective);
+    keep(share.best, key, std::move(g), top);
   });
   return share;
 }
@@ -303,22 +400,34 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
   for (auto& th : pool) th.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
-  std::vector<SearchRow> best;
+  Groups best;
   for (auto& s : shares) {
     result.configurations += s.configurations;
     result.invalid += s.invalid;
     result.no_fit += s.no_fit;
     result.ranked += s.ranked;
-    result.default_priced += s.default_priced;
-    for (const auto& g : s.default_priced_gpus)
-      if (std::find(result.default_priced_gpus.begin(), result.default_priced_gpus.end(), g) ==
-          result.default_priced_gpus.end())
-        result.default_priced_gpus.push_back(g);
-    for (auto& row : s.best) keep(best, std::move(row), static_cast<std::size_t>(options.top));
+    result.unpriced += s.unpriced;
+    for (const auto& g : s.unpriced_gpus)
+      if (std::find(result.unpriced_gpus.begin(), result.unpriced_gpus.end(), g) == result.unpriced_gpus.end())
+        result.unpriced_gpus.push_back(g);
+    for (auto& [key, g] : s.best) keep(best, key, std::move(g), static_cast<std::size_t>(options.top));
   }
-  std::sort(result.default_priced_gpus.begin(), result.default_priced_gpus.end());
-  for (auto& row : best) add_reproduction(row, base, options.overrides);
-  result.rows = std::move(best);
+  std::sort(result.unpriced_gpus.begin(), result.unpriced_gpus.end());
+  std::vector<Group> groups;
+  for (auto& entry : best) groups.push_back(std::move(entry.second));
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return better(a.best, b.best); });
+  if (groups.size() > static_cast<std::size_t>(options.top)) groups.resize(static_cast<std::size_t>(options.top));
+  for (auto& g : groups) {
+    std::sort(g.others.begin(), g.others.end(), better);
+    SearchRow row = std::move(g.best);
+    for (auto& o : g.others) row.equivalent.push_back(std::move(o.settings));
+    add_reproduction(row, base, options.overrides);
+    row.prediction.job_file = result.job_file;
+    row.prediction.set_flags.clear();
+    for (const auto& [k, v] : row.settings) row.prediction.set_flags.push_back(k + "=" + v);
+    result.rows.push_back(std::move(row));
+  }
+  mark_search_ties(result);
   return result;
 }
 

@@ -14,6 +14,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   const std::string& file = req.job_files.front();
   const JobSpec base = load_job_spec(file, req.overrides);
   Prediction job = predictor.predict(base);
+  job.job_file = file;
   if (calibration) calibration->apply(job);
   search_objective_value(job, req.search_options.objective);  // refuses an objective the job cannot price
   const SearchSpace space = req.search_options.space_path.empty()
@@ -28,23 +29,30 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   for (const auto& w : job_warnings(base, predictor.catalogs())) out.stderr_lines.push_back("warning: " + w);
   out.stdout_text = render_search(result, req.format);
   if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
-  if (result.default_priced > 0 && req.search_options.objective == SearchObjective::cost) {
+  if (result.unpriced > 0) {
     std::string gpus;
-    for (const auto& g : result.default_priced_gpus) gpus += (gpus.empty() ? "" : ", ") + g;
-    out.stderr_lines.push_back("warning: " + std::to_string(result.default_priced) + " of " +
-                               std::to_string(result.ranked) +
-                               " ranked configurations are priced by a default, not by the job or the catalog: the "
-                               "job's cost.usd_per_gpu_hour (given for " + base.price_gpu + ") stands in for " + gpus +
-                               ", which the catalog does not price; give those GPUs a price: in configs/gpus/");
+    for (const auto& g : result.unpriced_gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+    out.stderr_lines.push_back(
+        "note: " + std::to_string(result.unpriced) +
+        (result.unpriced == 1 ? " configuration that fits is" : " configurations that fit are") +
+        " left out of the cost ranking: " +
+        gpus + " " + (result.unpriced_gpus.size() == 1 ? "has" : "have") + " no price (no price: entry in configs/gpus/<id>.yaml" +
+        (base.usd_per_gpu_hour ? ", and the job's cost.usd_per_gpu_hour is for " + base.price_gpu : std::string()) +
+        "); --set cost.usd_per_gpu_hour=X prices every GPU at X");
   }
   if (result.rows.empty()) {
     if (req.max_hours || req.max_cost || req.max_kwh) {
-      out.exit_code = 3;
+      out.exit_code = kExitOverBudget;
       out.stderr_lines.push_back("over budget: no configuration of the space fits in memory");
+    }
+    if (req.require_fit) {
+      out.exit_code = kExitDoesNotFit;
+      out.stderr_lines.push_back("does not fit: no configuration of the space around " + file + " fits in memory");
     }
     return out;
   }
   check_budgets(req, {&result.rows.front().prediction}, out);
+  check_fit(req, {&result.rows.front().prediction}, out);
   return out;
 }
 

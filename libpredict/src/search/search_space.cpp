@@ -93,6 +93,9 @@ SearchSpace default_search_space(const JobSpec& base, const Predictor& predictor
     add_axis(s, "parallelism.pipeline", texts(divisors(count_blocks(r.workload))));
     s.axes.push_back({"parallelism.virtual_pipeline", {}, true});
     add_axis(s, "parallelism.context", texts(divisors(r.gpus_per_node)));
+    // Sequence parallelism shards the activations the tensor group keeps whole (and trades its
+    // all-reduces for reduce-scatter + all-gather): both values where TP > 1, none at TP 1.
+    s.axes.push_back({"sequence_parallel", {"false", "true"}, false, true});
   }
   add_axis(s, "sharding", {sharding_name(Sharding::none), sharding_name(Sharding::zero1), sharding_name(Sharding::zero2),
                            sharding_name(Sharding::fsdp)});

@@ -11,6 +11,7 @@
 #include "ptp/predict/energy.hpp"
 #include "ptp/predict/job_enums.hpp"
 #include "ptp/vocab/training_layout.hpp"
+#include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
 namespace ptp {
@@ -31,6 +32,9 @@ struct ClusterSpec {
 
 struct RunSpec {
   std::optional<double> steps, epochs, dataset_size, tokens;
+  // What the run does besides training steps, in the user's measured seconds each (run.eval,
+  // run.checkpoint): one every every_steps optimizer steps, the last step included.
+  std::optional<double> eval_every_steps, eval_seconds, checkpoint_every_steps, checkpoint_seconds;
 };
 
 struct ParallelismSpec {
@@ -187,6 +191,9 @@ struct JobSpec {
   // Where each field was written in `file`: dotted name ("cluster.gpu") -> {line, column}. Fields
   // given with --set or left out are absent. Checks made after parsing (resolve_job) point here.
   std::map<std::string, std::pair<int, int>> positions;
+  // The fields a flag wrote, dotted key -> the flag as typed ("--set 'precision=fp4'"): a check made
+  // after parsing blames the flag, not the file (note_flag_fields).
+  std::vector<std::pair<std::string, std::string>> flag_fields;
   LaunchSpec launch;
   // What the launch file gave the job: the fields it set, the model it defines, what reading it
   // warned about. Immutable and shared by the job's copies (a search makes ~10^5); null without launch:.
@@ -225,6 +232,14 @@ std::string file_gpu(const YAML::Node& root);
 void scope_job_price(JobSpec& job, const std::string& file_gpu, const std::vector<Override>& flags,
                      const std::vector<Override>& more_flags = {});
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});
+// "--set 'k=v'", "--unset 'k'" or, for a sweep point, "--sweep 'k=v'".
+std::string flag_text(const Override& ov, bool sweep_point = false);
+// Records in job.flag_fields which fields `flags` (then the sweep point's) wrote.
+void note_flag_fields(JobSpec& job, const std::vector<Override>& flags, const std::vector<Override>& sweep_point = {});
+// An error reading a field a flag wrote has no line in the file: it is rewritten to name the flag
+// ("--set 'cluster.num_gpus=abc': cluster.num_gpus: expected an integer"); any other error is returned as is.
+InputError blame_flags(const InputError& e, const std::vector<Override>& flags,
+                       const std::vector<Override>& sweep_point = {});
 // The job spec as YAML text (used to express `runs` rows and to echo resolved jobs).
 std::string job_spec_to_yaml(const JobSpec& job);
 // The job file with its overrides applied, as a job file of its own (ptp-predict --emit-job): every

@@ -26,6 +26,11 @@ std::string render_csv(const std::vector<SweepRow>& rows);        // header + on
 std::string render_table(const Prediction& p);                    // readable report of one job
 std::string render_sweep_table(const std::vector<SweepRow>& rows);  // one line per row, speed-up vs first
 std::string render_chrome_trace(const Prediction& p);             // Perfetto / chrome://tracing JSON
+// #SBATCH --time (band's upper end + evaluations + checkpoints, + kSlurmTimeMargin, whole minutes),
+// --nodes and --gpus-per-node, with comment lines saying how each was derived.
+std::string render_slurm(const Prediction& p);
+inline constexpr double kSlurmTimeMargin = 0.10;
+std::string slurm_time_limit(double seconds);  // "HH:MM:00" or "D-HH:MM:00", rounded up, at least 1 minute
 // Micro-batches render_chrome_trace draws (the first 64; later ones repeat them), and its layer
 // events: forward and backward per layer for each of them.
 int chrome_trace_microbatches(const Prediction& p);

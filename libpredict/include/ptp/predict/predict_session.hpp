@@ -10,6 +10,7 @@
 #include "ptp/predict/output.hpp"
 #include "ptp/predict/predictor.hpp"
 #include "ptp/predict/search.hpp"
+#include "ptp/vocab/exit_codes.hpp"
 
 namespace ptp {
 
@@ -26,6 +27,9 @@ struct PredictRequest {
   std::string format = "table";  // a name in output_formats()
   std::optional<double> max_hours, max_cost;
   std::optional<double> max_kwh;  // facility kWh of the run (energy.hpp)
+  // --require-fit: exit kExitDoesNotFit when a row (the best row of a search) does not fit in memory
+  // with kMemoryHeadroom to spare.
+  bool require_fit = false;
   std::string trace_path;
   // MEASURED.csv (--calibrate): measured steps of jobs like these; the fit corrects every prediction.
   // --set and --sweep edit the predicted jobs only: the CSV's jobs are what was measured.
@@ -42,7 +46,7 @@ struct PredictRequest {
 struct PredictOutcome {
   std::string stdout_text;
   std::vector<std::string> stderr_lines;  // budget verdicts and notices
-  int exit_code = 0;                      // 0 ok, 3 over budget
+  int exit_code = kExitOk;                // kExitOverBudget, kExitDoesNotFit, kExitBadInput (a bad file of several)
   std::string trace_json;                 // filled when a trace was requested
 };
 
@@ -59,6 +63,10 @@ std::optional<Calibrator> calibrate_request(const PredictRequest& request, const
 // --max-hours / --max-cost against these predictions: exit code 3 and a verdict line per overrun.
 void check_budgets(const PredictRequest& request, const std::vector<const Prediction*>& predictions,
                    PredictOutcome& out);
+// --require-fit against these predictions: exit code 4 and a line naming each row and its memory.
+void check_fit(const PredictRequest& request, const std::vector<const Prediction*>& predictions, PredictOutcome& out);
+// "" when the prediction fits in its GPU with the headroom to spare, else "80.1 GiB per GPU > 76.0 GiB (...)".
+std::string memory_verdict(const Prediction& p);
 // The --search branch of run_predictions (search/search_session.cpp); budgets apply to the best row.
 PredictOutcome run_search_request(const PredictRequest& request, const Predictor& predictor,
                                   const Calibrator* calibration);

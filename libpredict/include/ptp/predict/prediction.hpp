@@ -109,6 +109,10 @@ struct Prediction {
   // the numbers are zero.
   bool valid = true;
   std::string error;
+  // The job file as given on the command line, and the --set flags (then the sweep point's values)
+  // that turn it into this row: `ptp-predict JOB --set ...` predicts the row again.
+  std::string job_file;
+  std::vector<std::string> set_flags;
   std::string model, precision, gpu, framework;
   std::string attention_kernel;  // the fused-attention kernel family assumed; empty: no fused attention
   std::string fp8_recipe;        // how FP8 GEMM operands are scaled; empty: no FP8 GEMMs
@@ -126,8 +130,14 @@ struct Prediction {
   double model_flops_per_step = 0, mfu = 0, mfu_precision_peak = 0;
   std::string mfu_peak_basis, mfu_precision_peak_basis;
   std::string model_flops_basis;  // how model_flops_per_step counts (LoRA counts frozen GEMMs' passes)
+  // Of model_flops_per_step: the attention score and context FLOPs, which the 6 x N basis leaves out.
+  double model_flops_attention_share = 0;
   LayoutSummary layout;
+  // total_seconds: total_steps x iteration_s, plus the run's evaluations and checkpoints (run.eval,
+  // run.checkpoint: the user's own seconds, which no step correction scales).
   double total_steps = 0, total_seconds = 0, gpu_hours = 0;
+  double eval_seconds = 0, checkpoint_seconds = 0;
+  int evaluations = 0, checkpoints = 0;
   bool has_cost = false;  // price.known(): cost_usd is the run's cost
   double cost_usd = 0;
   PriceQuote price;           // of one GPU-hour, and who gave it
@@ -177,6 +187,11 @@ struct Prediction {
 // Multiplies the step and every part of it (breakdown, trace layers and buckets, band, totals) by
 // `factor`, and divides throughput and MFU by it: one uniform correction of the whole step.
 void scale_prediction(Prediction& p, double factor);
+// total_seconds, gpu_hours and cost_usd from the step, the steps and the run's overheads; every change
+// of iteration_s ends here, so the overheads are never scaled with the step.
+void refresh_totals(Prediction& p);
+// The band's upper end for the whole run: total_steps x iteration_high_s plus the overheads.
+double total_high_seconds(const Prediction& p);
 // The same with one factor on the optimizer step and the exposed data-parallel communication (what
 // sharding changes) and another on the rest of the step; the step's other figures follow its new length.
 void scale_prediction_halves(Prediction& p, double invariant, double sharded);

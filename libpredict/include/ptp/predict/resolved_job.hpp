@@ -61,6 +61,7 @@ struct SharedWorkload {
   // Sums over every op, the same for each layout: workload.fwd_flops(), bwd_flops() and
   // model_flops_per_microbatch(workload, true) (analytical/parallelism.hpp).
   double fwd_flops = 0, bwd_flops = 0, model_flops = 0;
+  double attention_model_flops = 0;  // attention_model_flops_per_microbatch(workload)
   // Read once for a transformer that has them all (else every layout reads them, as resolve_job and
   // make_layout do for an unshared workload): a search checks and lays out ~10^5 layouts of one model.
   std::optional<LayoutLimits> limits;
@@ -102,5 +103,8 @@ std::optional<ResolvedJob> resolve_shared_job(const JobSpec& job, const Catalogs
                                               std::shared_ptr<const SharedWorkload> workload, Refusal* refused);
 // Why the GPU cannot train at this precision (too old for it, no TF32 tensor cores), or "".
 std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p);
+// The precision `g` runs that is nearest to `p` (GEMM operand width, then weight handling, then the
+// 16-bit dtype); null when it runs none other.
+const PrecisionPolicy* nearest_runnable_precision(const GpuSpec& g, const PrecisionPolicy& p);
 
 }  // namespace ptp

@@ -21,6 +21,9 @@ struct SearchAxis {
   std::vector<std::string> values;
   // Derived from the layout (virtual_pipeline: divisors of layers / pipeline) instead of a list.
   bool per_pipeline = false;
+  // Takes `values` only where the tensor-parallel degree is above 1, and only "false" at TP 1, where
+  // the flag means nothing (the default space's sequence_parallel).
+  bool per_tensor = false;
 };
 
 struct SearchSpace {
@@ -61,6 +64,12 @@ struct SearchRow {
   // The fewest flags that reproduce the row from the job file: the user's --set flags and the
   // searched values that differ from the job as written (or replace one of the user's flags).
   std::string changes;
+  // Other configurations with the same prediction (search_equivalence_key), collapsed into this row,
+  // best first: each as its own `settings` (same keys, in the same order).
+  std::vector<std::vector<Override>> equivalent;
+  // Within the best row's noise (SearchResult::tie_margin): the predictor cannot order it against
+  // the best. The best row is a tie too when any other row is.
+  bool tie = false;
 };
 
 struct SearchResult {
@@ -68,13 +77,15 @@ struct SearchResult {
   std::string job_file;
   Prediction job;                  // the job as written (may be invalid: then speed-ups are 0)
   std::vector<std::string> axes;   // searched keys, in order
-  std::vector<SearchRow> rows;     // the best `top`, best first
-  // Counts over the whole space: every configuration is exactly one of invalid, no_fit, ranked.
-  std::size_t configurations = 0, invalid = 0, no_fit = 0, ranked = 0;
-  // Ranked configurations whose cost is priced by a default (price.hpp: the job's price reused for a
-  // GPU the catalog does not price), and those GPUs.
-  std::size_t default_priced = 0;
-  std::vector<std::string> default_priced_gpus;
+  std::vector<SearchRow> rows;     // the best `top` distinct predictions, best first
+  // Counts over the whole space: every configuration is exactly one of invalid, no_fit, unpriced,
+  // ranked. unpriced: --objective cost only, configurations on a GPU with no price (price.hpp: no
+  // job price for it, no catalog price), left out of the ranking; `unpriced_gpus` names those GPUs.
+  std::size_t configurations = 0, invalid = 0, no_fit = 0, unpriced = 0, ranked = 0;
+  std::vector<std::string> unpriced_gpus;
+  // Rows whose objective is within tie_margin (a fraction) of the best row's are ties
+  // (mark_search_ties); tie_band_low/high are the best row's band as factors on its objective.
+  double tie_margin = 0, tie_band_low = 1, tie_band_high = 1;
 };
 
 struct SearchOptions {
@@ -87,8 +98,11 @@ struct SearchOptions {
   std::vector<Override> overrides;
 };
 
-// Searches the space around `base` (the job file with the user's overrides). Rows are ranked by the
-// objective, ties broken by the configuration text, so the order never depends on enumeration.
+// Searches the space around `base` (the job file with the user's overrides). Configurations with the
+// same prediction (search_equivalence_key) are one row, whose settings are the best of them by
+// (objective, configuration text) and which lists the others; rows are ranked by that best
+// configuration's objective, ties broken by its configuration text, so the rows never depend on
+// enumeration order or the thread count. Ties within the noise are marked (mark_search_ties).
 // A configuration is invalid when the job spec or the resolver refuses it, no_fit when its memory
 // estimate does not fit; neither is predicted further. `calibration` (when given) corrects every
 // row before ranking, as --calibrate does for a single prediction.
@@ -98,6 +112,26 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
 // Objective value of a prediction (lower is better); InputError when the job lacks what the
 // objective needs (cost: run: and a price, the job's or the catalog's).
 double search_objective_value(const Prediction& p, SearchObjective o);
+
+// Two configurations are the same answer (one row, the other listed as `equivalent`) when they run
+// on the same GPUs and their objective, step time and memory per GPU agree to 6 significant digits
+// (as CSV prints them): e.g. zero1 and zero2 where the predictor gives them the same step and memory.
+struct SearchEquivalenceKey {
+  double objective = 0, iteration_s = 0, per_gpu_bytes = 0;  // each rounded to 6 significant digits
+  std::string gpu;
+  int num_gpus = 0;
+  bool operator<(const SearchEquivalenceKey& o) const;
+  bool operator==(const SearchEquivalenceKey& o) const;
+};
+SearchEquivalenceKey search_equivalence_key(const Prediction& p, double objective);
+
+// The noise a search cannot rank within, from the best row's own 80 % band on the objective (the
+// step's band for time, cost and gpu_hours; the energy band for energy and carbon): a tenth of its
+// half-width in log space, as a fraction of the objective. The band is the error against measured
+// runs, most of which (model, GPU, stack) the configurations around one job share; the tenth is a
+// convention for the part that is not shared (docs/predict-guide.md). Sets tie_margin, the band and
+// every row's `tie`.
+void mark_search_ties(SearchResult& result);
 
 // Renderings of a search, per --format: table (readable), json (one object: counts and ranked rows),
 // jsonl (one object per ranked row), csv (one line per ranked row).

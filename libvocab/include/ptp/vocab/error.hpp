@@ -12,6 +12,16 @@ class InputError : public std::runtime_error {
   // "file:line:column: field: problem" with the parts that are known.
   InputError(const std::string& file, int line, int column, const std::string& field,
              const std::string& problem);
+  // The parts of the second form (empty, 0 for the first): a caller that knows better where a value
+  // came from (a --set flag has no line in the file) can say so.
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& field() const { return field_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string file_, field_, problem_;
+  int line_ = 0;
 };
 
 std::string format_location(const std::string& file, int line, int column);
