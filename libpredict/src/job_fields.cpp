@@ -49,6 +49,7 @@ class Row {
     return *this;
   }
   Row& choices(std::vector<std::string> names) { return f_.choices = std::move(names), *this; }
+  Row& derived_here(bool (*when)(const JobSpec&)) { return f_.derived_here = when, *this; }
   // After the value is stored (batch_size and batch_tokens are one micro-batch under two spellings).
   Row& then(void (*after)(JobSpec&)) {
     auto set = f_.set;
@@ -192,6 +193,7 @@ std::vector<JobField> build_table() {
       Row("seq_len", F::integer).bind(REF(seq_len)).range(1, 10'000'000)
           .derived("required for sequence models").search("", 0, 8).help("sequence length (the padded or packed length)"),
       Row("grad_accum", F::integer).bind(REF(grad_accum)).range(1, 1'000'000).always()
+          .derived_here([](const JobSpec& j) { return j.global_batch_size.has_value(); })
           .search("", 4, 18).help("micro-batches per optimizer step; derived when global_batch_size is given"),
       Row("global_batch_size", F::integer).bind(REF(global_batch_size)).range(1, 1e12)
           .derived("batch_size x data-parallel degree x grad_accum").search("global batch", 4, 17)

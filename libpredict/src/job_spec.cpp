@@ -156,7 +156,7 @@ void emit_section(YAML::Emitter& out, const std::string& section, const JobSpec&
   for (const auto& f : job_fields()) {
     if (f.section() != section) continue;
     const bool written = f.emit == Emit::always || f.emit == Emit::with_section || differs_from_default(f, j);
-    if (!written) continue;
+    if (!written || (f.derived_here && f.derived_here(j))) continue;
     // A model the launch file defines is written as that file (launch:), which the job keeps.
     if (f.key == "model" && launch_defines_model(j)) continue;
     out << YAML::Key << f.name() << YAML::Value;

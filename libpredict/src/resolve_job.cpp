@@ -25,11 +25,23 @@ const ModelDesc& Catalogs::model(const std::string& id_or_path) const {
 }
 
 const ModelDesc& Catalogs::model_from_text(const std::string& yaml_text) const {
+  const ModelDesc* launch_model = nullptr;
+  {
+    const std::lock_guard<std::mutex> hold(models_lock_);
+    if (const auto zoo = text_zoo_.find(yaml_text); zoo != text_zoo_.end() && zoo->second) return *zoo->second;
+    auto it = text_models_.find(yaml_text);
+    if (it != text_models_.end() && text_zoo_.count(yaml_text)) return *it->second;
+    if (it == text_models_.end()) {
+      auto desc = std::make_unique<ModelDesc>(parse_model_yaml(YamlReader::load_string(yaml_text, "the launch file's model")));
+      it = text_models_.emplace(yaml_text, std::move(desc)).first;
+    }
+    launch_model = it->second.get();
+  }
+  // Outside the lock: matching loads zoo models through model().
+  const ModelDesc* zoo = zoo_model_matching(*launch_model, *this);
   const std::lock_guard<std::mutex> hold(models_lock_);
-  auto it = text_models_.find(yaml_text);
-  if (it != text_models_.end()) return *it->second;
-  auto desc = std::make_unique<ModelDesc>(parse_model_yaml(YamlReader::load_string(yaml_text, "the launch file's model")));
-  return *text_models_.emplace(yaml_text, std::move(desc)).first->second;
+  text_zoo_[yaml_text] = zoo;
+  return zoo ? *zoo : *launch_model;
 }
 
 namespace {

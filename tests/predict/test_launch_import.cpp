@@ -3,6 +3,7 @@
 // launch files under tests/data/launch/ are synthetic, written from the frameworks' public argument
 // definitions (each says so in its header).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -121,6 +122,34 @@ TEST_CASE("launch: the model built from Megatron's sizes predicts as the zoo mod
   CHECK(std::fabs(pa.memory.per_gpu_bytes / pb.memory.per_gpu_bytes - 1) < 1e-9);
   // The zoo model has the sizes the flags give, so naming it warns of nothing but the flag not read.
   CHECK(job_warnings(from_zoo, catalogs).size() == 1);
+  // And the sizes are predicted as that zoo entry, by its id (which the learned levels know models by).
+  CHECK(pa.model == "llama3-8b");
+  const auto warnings = job_warnings(from_args, catalogs);
+  CHECK(std::any_of(warnings.begin(), warnings.end(),
+                    [](const std::string& w) { return w.find("the zoo's 'llama3-8b' in full") != std::string::npos; }));
+}
+
+TEST_CASE("launch: sizes that differ from every zoo model in one parameter stay the launch file's model", "[launch]") {
+  const auto& catalogs = predictor().catalogs();
+  for (const std::string& changed : {"--num-layers 31", "--ffn-hidden-size 14080", "--num-query-groups 4",
+                                     "--normalization LayerNorm"}) {
+    INFO(changed);
+    std::ifstream in(kData + "llama3-8b-megatron.args");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto space = changed.find(' ');
+    const std::string flag = changed.substr(0, space), value = changed.substr(space + 1);
+    const auto at = text.find(flag + "\n");
+    REQUIRE(at != std::string::npos);
+    const auto value_at = at + flag.size() + 1, value_end = text.find('\n', value_at);
+    text.replace(value_at, value_end - value_at, value);
+    const std::string args = write_temp_file("changed.args", text);
+    const std::string job = write_temp_file("changed.yaml", "launch: {megatron_args: " + args +
+                                                               "}\nprecision: bf16\ncluster: {gpu: h100-sxm5-80gb, num_gpus: 16}\n");
+    const JobSpec spec = load_job_spec(job);
+    REQUIRE(launch_defines_model(spec));
+    CHECK(predictor().predict(spec).model == "megatron-args:changed.args");
+    for (const auto& w : job_warnings(spec, catalogs)) CHECK(w.find("the zoo's") == std::string::npos);
+  }
 }
 
 TEST_CASE("launch: the job's model: wins over the launch file's sizes, which are checked against it", "[launch]") {

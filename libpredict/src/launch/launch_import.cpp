@@ -149,7 +149,18 @@ bool launch_defines_model(const JobSpec& job) { return job.imported && !job.impo
 std::vector<std::string> job_warnings(const JobSpec& job, const Catalogs& catalogs) {
   if (!job.imported) return {};
   std::vector<std::string> out = job.imported->warnings;
-  if (launch_defines_model(job) || job.imported->dims.empty()) return out;
+  if (launch_defines_model(job)) {
+    try {
+      const ModelDesc& m = catalogs.model_from_text(job.imported->model_yaml);
+      if (m.id != job.model)
+        out.push_back(job.imported->file + ": its model sizes are the zoo's '" + m.id + "' in full, which is predicted (" +
+                      m.id + " in configs/models/)");
+    } catch (const InputError&) {
+      // The prediction reports a model that does not build, with the job's line.
+    }
+    return out;
+  }
+  if (job.imported->dims.empty()) return out;
   try {
     const ModelDesc& m = catalogs.model(job.model);
     if (m.family != "transformer") {

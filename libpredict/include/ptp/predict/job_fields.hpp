@@ -40,6 +40,9 @@ struct JobField {
   std::string applies_to;             // "": every job; else which jobs may give the field (for the reference)
   // Why this job may not give the field ("": it may); asked before the field is read.
   std::string (*refuse)(const JobSpec&) = nullptr;
+  // True: a written-back job leaves the field out, since another field derives it (grad_accum beside
+  // global_batch_size).
+  bool (*derived_here)(const JobSpec&) = nullptr;
   std::function<FieldValue(const JobSpec&)> get;            // sections: none
   std::function<void(JobSpec&, const FieldValue&)> set;     // the value is valid for the field
 

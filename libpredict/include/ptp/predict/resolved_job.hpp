@@ -28,7 +28,8 @@ class Catalogs {
   const FabricCatalog& fabrics() const { return fabrics_; }
   const std::string& models_dir() const { return models_dir_; }
   const ModelDesc& model(const std::string& id_or_path) const;  // cached; safe from any thread
-  // A model given as model YAML text (a launch file's sizes, launch_import.hpp), cached by its text.
+  // A model given as model YAML text (a launch file's sizes, launch_import.hpp), cached by its text:
+  // the zoo's entry when its sizes are the zoo model's in full (zoo_model_matching), else the text's.
   const ModelDesc& model_from_text(const std::string& yaml_text) const;
 
  private:
@@ -38,7 +39,12 @@ class Catalogs {
   mutable std::mutex models_lock_;
   mutable std::map<std::string, std::unique_ptr<ModelDesc>> models_;  // entries never move or change
   mutable std::map<std::string, std::unique_ptr<ModelDesc>> text_models_;
+  mutable std::map<std::string, const ModelDesc*> text_zoo_;  // the zoo entry each text is, or null
 };
+
+// The zoo model whose every transformer parameter the launch file's model has (kv_heads, head_dim
+// and qkv_bias at their defaults where one leaves them out; a vocabulary padded by under 1 %), or null.
+const ModelDesc* zoo_model_matching(const ModelDesc& launch_model, const Catalogs& catalogs);
 
 class StepMemo;  // libpredict-private (analytical/step_memo.hpp)
 
