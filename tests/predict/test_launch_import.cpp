@@ -131,7 +131,7 @@ TEST_CASE("launch: the model built from Megatron's sizes predicts as the zoo mod
 
 TEST_CASE("launch: sizes that differ from every zoo model in one parameter stay the launch file's model", "[launch]") {
   const auto& catalogs = predictor().catalogs();
-  for (const std::string& changed : {"--num-layers 31", "--ffn-hidden-size 14080", "--num-query-groups 4",
+  for (const std::string changed : {"--num-layers 31", "--ffn-hidden-size 14080", "--num-query-groups 4",
                                      "--normalization LayerNorm"}) {
     INFO(changed);
     std::ifstream in(kData + "llama3-8b-megatron.args");
