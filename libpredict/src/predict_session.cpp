@@ -62,6 +62,7 @@ std::string memory_verdict(const Prediction& p) {
   return text;
 }
 
+namespace {
 std::string row_label(const Prediction& p) {
   std::string label = p.job_file.empty() ? std::string() : p.job_file + ": ";
   label += p.model + " " + p.precision + " " + std::to_string(p.num_gpus) + "x" + p.gpu;
@@ -72,6 +73,8 @@ std::string row_label(const Prediction& p) {
   }
   return label;
 }
+
+}  // namespace
 
 void check_fit(const PredictRequest& req, const std::vector<const Prediction*>& predictions, PredictOutcome& out) {
   if (!req.require_fit) return;

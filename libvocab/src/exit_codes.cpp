@@ -12,10 +12,10 @@ const std::vector<ExitCodeEntry>& exit_code_table() {
       {kExitOverBudget, "over budget", "ptp-predict",
        "a row (the best row of a search) exceeds --max-hours, --max-cost or --max-kwh"},
       {kExitDoesNotFit, "does not fit", "ptp-predict",
-       "--require-fit: a row (the best row of a search; a search with no row) does not fit in GPU memory with its headroom"},
+       "--require-fit: a row (the best row of a search; a search where no configuration fits) does not fit in GPU memory with its headroom"},
       {kExitNoPointSucceeded, "no point succeeded", "ptp-profile", "points ran and none measured anything (see each row's reason)"},
-      {kExitSignalBase, "128 + N: stopped", "ptp-profile",
-       "stopped by signal N after finishing the current point; rerun with --resume"},
+      {kExitSignalBase, "stopped", "ptp-profile",
+       "by signal N (SIGINT: 130, SIGTERM: 143) after finishing the current point; rerun with --resume"},
   };
   return table;
 }

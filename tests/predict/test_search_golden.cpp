@@ -26,8 +26,7 @@ Prediction variant(const std::string& precision, int tensor, double iteration_s,
   p.layout.tensor = tensor, p.layout.data = 16 / tensor;
   p.iteration_s = iteration_s, p.iteration_low_s = 0.8 * iteration_s, p.iteration_high_s = 1.25 * iteration_s;
   p.samples_per_second = 1024 / iteration_s;
-  p.total_seconds = 1000 * iteration_s, p.gpu_hours = p.total_seconds / 3600 * 16;
-  p.cost_usd = p.gpu_hours * 2.5;
+  refresh_totals(p);  // the fixture's 1000 steps at this step, plus its evaluations and checkpoints
   p.memory.per_gpu_bytes = per_gpu_bytes;
   p.warnings.clear();
   return p;

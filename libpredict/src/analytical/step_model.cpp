@@ -333,9 +333,10 @@ void fill_totals(const ResolvedJob& job, Prediction& p) {
     steps = std::ceil(*r.tokens / tokens_per_step);
   }
   p.total_steps = steps;
-  // One evaluation (checkpoint) every every_steps steps, the last step included, of the user's seconds.
+  // One evaluation (checkpoint) every every_steps steps, the last step included, of the user's seconds
+  // (a count past 9e18, from epochs x dataset_size at their limits, stays there rather than overflow).
   auto every = [steps](const std::optional<double>& every_steps) {
-    return every_steps && steps > 0 ? static_cast<int>(std::min(2e9, std::floor(steps / *every_steps))) : 0;
+    return every_steps && steps > 0 ? static_cast<long long>(std::min(9e18, std::floor(steps / *every_steps))) : 0LL;
   };
   p.evaluations = every(r.eval_every_steps);
   p.checkpoints = every(r.checkpoint_every_steps);

@@ -41,13 +41,17 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
         "); --set cost.usd_per_gpu_hour=X prices every GPU at X");
   }
   if (result.rows.empty()) {
+    // No row: none fits, or the ones that fit are unpriced for a cost ranking.
+    const bool none_fits = result.configurations == result.invalid + result.no_fit;
+    const std::string why = none_fits ? "no configuration of the space around " + file + " fits in memory"
+                                      : "no configuration of the space around " + file + " that fits has a price";
     if (req.max_hours || req.max_cost || req.max_kwh) {
       out.exit_code = kExitOverBudget;
-      out.stderr_lines.push_back("over budget: no configuration of the space fits in memory");
+      out.stderr_lines.push_back("over budget: " + why);
     }
-    if (req.require_fit) {
+    if (req.require_fit && none_fits) {
       out.exit_code = kExitDoesNotFit;
-      out.stderr_lines.push_back("does not fit: no configuration of the space around " + file + " fits in memory");
+      out.stderr_lines.push_back("does not fit: " + why);
     }
     return out;
   }

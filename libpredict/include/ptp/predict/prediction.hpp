@@ -137,7 +137,7 @@ struct Prediction {
   // run.checkpoint: the user's own seconds, which no step correction scales).
   double total_steps = 0, total_seconds = 0, gpu_hours = 0;
   double eval_seconds = 0, checkpoint_seconds = 0;
-  int evaluations = 0, checkpoints = 0;
+  long long evaluations = 0, checkpoints = 0;  // run.steps reaches 1e15
   bool has_cost = false;  // price.known(): cost_usd is the run's cost
   double cost_usd = 0;
   PriceQuote price;           // of one GPU-hour, and who gave it
