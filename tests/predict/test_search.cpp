@@ -438,7 +438,8 @@ TEST_CASE("search: configurations with the same prediction are one row that list
   CHECK(collapsed == 2);
   // Every format says so: the table one cell, json/csv the alternatives' flags.
   CHECK_THAT(render_search(r, "table"), Catch::Contains("zero1|zero2") && Catch::Contains("--set sharding=zero2"));
-  for (const auto& row : nlohmann::json::parse(render_search(r, "json"))["rows"]) {
+  const auto as_json = nlohmann::json::parse(render_search(r, "json"));  // kept alive for the loop
+  for (const auto& row : as_json["rows"]) {
     const bool zero1 = row["changes"].get<std::string>().find("sharding") == std::string::npos;  // the job's zero1
     CHECK(row["equivalent"] == (zero1 ? nlohmann::json::array({"--set sharding=zero2"}) : nlohmann::json::array()));
   }
