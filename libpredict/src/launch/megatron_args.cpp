@@ -300,6 +300,7 @@ LaunchRead read_megatron_args(const std::string& path) {
   rules.kernels();
   launch::read_megatron_model(args, out);
   rules.unread();
+  for (auto& w : out.warnings) w = one_line(w);  // flag names come from the file and may hold control characters
   return out;
 }
 
