@@ -50,7 +50,7 @@ Override parse_override(const std::string& text) {
 }
 
 void apply_override(YAML::Node& root, const Override& override_or_unset) {
-  const bool unset = override_or_unset.first.rfind(kUnsetMark, 0) == 0;
+  const bool unset = is_unset(override_or_unset);
   const Override ov{unset ? override_or_unset.first.substr(kUnsetMark.size()) : override_or_unset.first,
                     override_or_unset.second};
   const std::string flag = unset ? "--unset '" : "--set '";
@@ -111,14 +111,11 @@ void apply_override(YAML::Node& root, const Override& override_or_unset) {
   chain.back()[parts.back()] = value;
 }
 
-namespace {
 bool is_unset(const Override& ov) { return ov.first.rfind(kUnsetMark, 0) == 0; }
-// A key written by a flag covers its fields (--set run.eval=... covers run.eval.seconds), and an error
-// about a section the flag wrote into names the flag too.
-bool flag_wrote(const std::string& key, const std::string& field) {
+
+bool flag_covers(const std::string& key, const std::string& field) {
   return key == field || field.rfind(key + ".", 0) == 0 || key.rfind(field + ".", 0) == 0;
 }
-}  // namespace
 
 std::string flag_text(const Override& ov, bool sweep_point) {
   if (is_unset(ov)) return "--unset '" + ov.first.substr(kUnsetMark.size()) + "'";
@@ -137,9 +134,9 @@ InputError blame_flags(const InputError& e, const std::vector<Override>& flags, 
   const Override* culprit = nullptr;
   bool in_sweep = false;
   for (const auto& ov : flags)
-    if (!is_unset(ov) && flag_wrote(ov.first, e.field())) culprit = &ov;
+    if (!is_unset(ov) && flag_covers(ov.first, e.field())) culprit = &ov;
   for (const auto& ov : sweep_point)
-    if (flag_wrote(ov.first, e.field())) culprit = &ov, in_sweep = true;
+    if (flag_covers(ov.first, e.field())) culprit = &ov, in_sweep = true;
   if (!culprit) return e;
   return InputError(flag_text(*culprit, in_sweep) + ": " + e.field() + ": " + e.problem());
 }

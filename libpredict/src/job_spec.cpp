@@ -192,7 +192,7 @@ std::string field_prefix(const JobSpec& job, const std::string& field) {
   const auto it = job.positions.find(field);
   if (it == job.positions.end() && !field.empty())
     for (auto f = job.flag_fields.rbegin(); f != job.flag_fields.rend(); ++f)  // the last flag wins
-      if (f->first == field || field.rfind(f->first + ".", 0) == 0) return f->second + ": " + field + ": ";
+      if (flag_covers(f->first, field)) return f->second + ": " + field + ": ";
   const int line = it == job.positions.end() ? 0 : it->second.first;
   const int column = it == job.positions.end() ? 0 : it->second.second;
   return format_location(job.file, line, column) + ": " + (field.empty() ? "" : field + ": ");

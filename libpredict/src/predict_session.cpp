@@ -137,7 +137,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   std::vector<std::string> job_notes;  // what reading each job file warned about, once per file
   std::vector<std::string> set_flags;  // the command's --set flags, which every row carries
   for (const auto& ov : req.overrides)
-    if (flag_text(ov).rfind("--set ", 0) == 0) set_flags.push_back(ov.first + "=" + ov.second);
+    if (!is_unset(ov)) set_flags.push_back(ov.first + "=" + ov.second);
   bool bad_file = false;
   for (const auto& file : req.job_files) {
     // With several job files, a bad one is its row's error and the others still print (exit 2).

@@ -232,6 +232,10 @@ std::string file_gpu(const YAML::Node& root);
 void scope_job_price(JobSpec& job, const std::string& file_gpu, const std::vector<Override>& flags,
                      const std::vector<Override>& more_flags = {});
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});
+bool is_unset(const Override& ov);  // made by parse_unset
+// A flag that wrote `key` wrote `field`: the same key, a field inside it (--set run.eval=... covers
+// run.eval.seconds), or the section holding it.
+bool flag_covers(const std::string& key, const std::string& field);
 // "--set 'k=v'", "--unset 'k'" or, for a sweep point, "--sweep 'k=v'".
 std::string flag_text(const Override& ov, bool sweep_point = false);
 // Records in job.flag_fields which fields `flags` (then the sweep point's) wrote.
