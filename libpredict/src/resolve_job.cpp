@@ -177,6 +177,7 @@ namespace {
 // values are checked before it starts); a rule the configuration breaks is returned.
 std::optional<Refusal> resolve_frame(ResolvedJob& r, const JobSpec& job, const Catalogs& catalogs) {
   r.job = job;
+  r.codebase_stack = apply_codebase_stack(r.job);
   // The field's location is looked up only for the message of an unknown id.
   const GpuSpec* gpu = catalogs.gpus().find(job.cluster.gpu);
   r.gpu = gpu ? gpu : &catalogs.gpus().get(job.cluster.gpu, field_prefix(job, "cluster.gpu"));

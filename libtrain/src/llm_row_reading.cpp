@@ -50,6 +50,12 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row) {
       r.bf16_modules.insert(r.bf16_modules.end(), {"attention", "moe_latent"});
     }
   }
+  if (r.framework_key == "torchtitan") {
+    if (contains(row.notes, "torch.compile=no")) r.compile = false;
+    else if (contains(row.notes, "torch.compile")) r.compile = true;
+    if (contains(row.notes, "AsyncTP") || contains(row.notes, "Async TP")) r.tp_comm_overlap = true;
+    else if (contains(row.notes, "vanilla TP")) r.tp_comm_overlap = false;
+  }
   return r;
 }
 

@@ -223,6 +223,8 @@ void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpe
   j.mtp_depth = reading.mtp_depth;
   j.low_precision.bf16_last_layers = reading.bf16_last_layers;
   j.low_precision.bf16_modules = reading.bf16_modules;
+  j.compile = reading.compile;
+  if (j.parallelism.tensor > 1) j.overlap.tp_comm = reading.tp_comm_overlap;
 }
 
 }  // namespace
@@ -244,6 +246,8 @@ Table<RunRecord> load_runs(const std::string& path) {
     const auto flags = flags_of(r.quality);
     JobSpec& j = r.job;
     j.file = file + ":" + std::to_string(row.line);
+    // The run's codebase, as a user would name it: its recipes' stack (codebase_stack.hpp) applies.
+    j.codebase = r.codebase;
     j.model = csv.text(row, "model");
     if (j.model.empty() && r.source == "llm") j.model = canonical_model_from_notes(optional_text("notes"));
     j.precision = csv.text(row, "precision");

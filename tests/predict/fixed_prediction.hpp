@@ -13,7 +13,7 @@ inline Prediction fixed_prediction() {
   p.gpu = "a100-sxm4-80gb";
   p.framework = "pytorch";
   p.attention_kernel = "cudnn";
-  p.stack = {{"overlap.grad_reduce", true, false, "exposed"}, {"cuda_graphs", false, false, "off"}};
+  p.stack = {{"overlap.grad_reduce", true, false, "exposed", ""}, {"cuda_graphs", false, false, "off", ""}};
   p.num_gpus = 16, p.nodes = 2, p.gpus_per_node = 8, p.grad_accum = 2;
   p.batch_size = 32, p.seq_len = 512;
   p.iteration_s = 0.5, p.iteration_low_s = 0.4, p.iteration_high_s = 0.625;

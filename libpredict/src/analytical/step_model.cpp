@@ -88,7 +88,10 @@ std::vector<StackAssumption> stack_assumptions(const ResolvedJob& job, const Lay
   const auto& o = job.job.overlap;
   std::vector<StackAssumption> out;
   auto add = [&](const char* field, std::optional<bool> v, const char* assumed, const char* on, const char* off) {
-    out.push_back({field, v.has_value(), v.value_or(false), !v ? assumed : *v ? on : off});
+    StackAssumption a{field, v.has_value(), v.value_or(false), !v ? assumed : *v ? on : off, ""};
+    for (const CodebaseStackDefault* row : job.codebase_stack)
+      if (a.field == row->field) a.stated = false, a.codebase = row->codebase;
+    out.push_back(std::move(a));
   };
   if (l.tp > 1) add("overlap.tp_comm", o.tp_comm, "half exposed", "overlapped with GEMMs", "exposed");
   if (l.dp * l.cp > 1) add("overlap.grad_reduce", o.grad_reduce, "overlapped", "overlapped", "exposed");

@@ -131,7 +131,10 @@ nlohmann::json prediction_json(const Prediction& p) {
   j["fp8_recipe"] = p.fp8_recipe.empty() ? json(nullptr) : json(p.fp8_recipe);
   j["stack"] = json::array();
   for (const auto& s : p.stack)
-    j["stack"].push_back({{"field", s.field}, {"stated", s.stated}, {"value", s.stated ? json(s.value) : json(nullptr)},
+    j["stack"].push_back({{"field", s.field},
+                          {"stated", s.stated},
+                          {"value", s.stated || !s.codebase.empty() ? json(s.value) : json(nullptr)},
+                          {"from", s.stated ? "job" : !s.codebase.empty() ? "codebase" : "assumption"},
                           {"effect", s.effect}});
   j["batch_size"] = p.batch_size;
   j["grad_accum"] = p.grad_accum;

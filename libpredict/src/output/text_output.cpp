@@ -155,14 +155,22 @@ std::string render_table(const Prediction& p) {
       ly.activation_checkpointing != Recompute::none)
     o += "layout     " + layout_text(ly) + ", " + std::to_string(ly.microbatches) + " micro-batches per step\n";
   if (!p.stack.empty()) {
-    std::string stated, assumed;
+    // Stated by the job, then filled from the codebase's recipes, then the predictor's assumption.
+    std::string stated, recipes, assumed, codebase;
     for (const auto& s : p.stack) {
       const std::string name = s.field.rfind("overlap.", 0) == 0 ? s.field.substr(8) : s.field;
-      std::string& list = s.stated ? stated : assumed;
+      std::string& list = s.stated ? stated : !s.codebase.empty() ? recipes : assumed;
+      if (!s.codebase.empty()) codebase = s.codebase;
       list += (list.empty() ? "" : ", ") + name + " " + s.effect;
     }
-    o += "stack      " + (stated.empty() ? "" : "stated: " + stated + (assumed.empty() ? "" : "; ")) +
-         (assumed.empty() ? "" : "assumed: " + assumed) + "\n";
+    std::string line;
+    auto part = [&](const std::string& label, const std::string& list) {
+      if (!list.empty()) line += (line.empty() ? "" : "; ") + label + ": " + list;
+    };
+    part("stated", stated);
+    part(codebase + " recipes", recipes);
+    part("assumed", assumed);
+    o += "stack      " + line + "\n";
   }
   o += "predictor  " + p.predictor_kind +
        (p.bundle.empty() ? "" : " (" + p.bundle + (p.bundle_checksum.empty() ? "" : ", " + p.bundle_checksum.substr(0, 12)) + ")") +

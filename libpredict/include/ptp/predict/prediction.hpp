@@ -100,8 +100,9 @@ struct CalibrationSummary {
 struct StackAssumption {
   std::string field;   // the job-spec key
   bool stated = false;
-  bool value = false;  // when stated
+  bool value = false;  // when stated, or filled from the codebase
   std::string effect;  // what the predictor does with it ("half exposed")
+  std::string codebase;  // not stated, filled from this codebase's recipes (codebase_stack.hpp)
 };
 
 struct Prediction {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "ptp/predict/codebase_stack.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/predict/price.hpp"
@@ -97,6 +98,8 @@ struct ResolvedJob {
   int data_parallel = 1;
   double samples_per_step = 0;  // global batch per optimizer step
   PriceQuote price;             // of one GPU-hour (price.hpp)
+  // The descriptors the job left unset that its codebase's recipes fill (codebase_stack.hpp).
+  std::vector<const CodebaseStackDefault*> codebase_stack;
 };
 
 ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs);

@@ -3,6 +3,7 @@
 // ran what their tables leave out. ptp-train (training_data.cpp) and the LLM evaluation
 // (tests/llm/eval_rows.cpp) read the rows through these rules, so a run is the same job in both;
 // tests/llm/EVALUATION.md states them with their sources.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct PublishedLlmRun {
 //   runs TE attention unless its "kernel optimizations" name TorchSDPA or FlexAttn.
 // - FP8 scaling: a row whose precision as published says "rowwise" ran torchao's row-wise recipe;
 //   every other FP8 row scales per tensor (or per MX block).
+// - torchtitan rows name torch.compile and async TP in their notes: read as the job's compile and
+//   overlap.tp_comm.
 struct LlmRunReading {
   std::string framework_key;
   Sharding sharding = Sharding::none;
@@ -54,6 +57,9 @@ struct LlmRunReading {
   int mtp_depth = 0;  // 0: one depth per MTP module
   int bf16_last_layers = 0;
   std::vector<std::string> bf16_modules;  // job spec low_precision.bf16_modules
+  // The stack as torchtitan's tables state it per row: "torch.compile" / "torch.compile=no"
+  // (job spec compile), "Async TP" / "AsyncTP" / "vanilla TP" (overlap.tp_comm). Unset: not stated.
+  std::optional<bool> compile, tp_comm_overlap;
 };
 LlmRunReading read_llm_run(const PublishedLlmRun& row);
 
