@@ -281,8 +281,9 @@ std::vector<JobField> build_table() {
       Row("attention_mask", F::choice).bind_enum(REF(sequences.attention_mask), attention_mask_names())
           .help("attention over the whole sequence, or within each packed document"),
 
-      section("overlap", "what the stack overlaps with compute; a field left out takes the predictor's assumption, "
-                         "which the output states"),
+      section("overlap", "what the stack overlaps with compute; a field left out takes what the job's codebase's "
+                         "recipes do where ptp knows them (Megatron-Bridge, NeMo, torchtitan), else the predictor's "
+                         "assumption; the output states which"),
       Row("overlap.tp_comm", F::flag).bind(REF(overlap.tp_comm)).derived("assumed: half of TP communication exposed")
           .search("TP overlap", 4, 21)
           .help("TP collectives overlap the neighbouring GEMMs (Megatron --tp-comm-overlap, torchtitan async TP); "
