@@ -1,7 +1,9 @@
 // ptp-predict: predicted training time for YAML job specs. Exit codes: ptp/vocab/exit_codes.hpp.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include "../cli_number.hpp"
 #include "ptp/predict/catalog_listing.hpp"
@@ -84,12 +86,13 @@ int main(int argc, char** argv) {
                  "SPACE.yaml for --search: spec keys (as for --set) mapped to lists of values, each list replacing "
                  "the default axis (e.g. precision: [bf16, fp8]; cluster.num_gpus and cluster.gpu only when listed)")
       ->needs(search);
-  app.add_option("--threads", req.search_options.threads,
-                 "threads for --search (default 1); rows are identical for any count")
-      ->check(CLI::Range(1, 256))
-      ->needs(search);
+  req.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 256u));
+  app.add_option("--threads", req.threads,
+                 "threads for --search and --sweep (default: this machine's cores); rows are identical for any count")
+      ->check(CLI::Range(1, 256));
   app.add_option("--bundle", bundle, "learned model bundle directory (default: models/default when present)");
   app.add_flag("--analytical", analytical, "ignore any learned bundle");
+  app.add_flag("--verbose", req.verbose, "print the session's cache hit rates (workloads, stages, op times, learned answers) on stderr");
   app.add_option("--config-dir", config_dir, "configs/ directory (GPU catalog, fabrics, model zoo)");
   try {
     app.parse(argc, argv);

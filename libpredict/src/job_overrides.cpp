@@ -49,7 +49,60 @@ Override parse_override(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-void apply_override(YAML::Node& root, const Override& override_or_unset) {
+namespace {
+// The node a --set value writes: its YAML reading, a path on the command line made absolute.
+YAML::Node override_value(const Override& ov, const std::string& top, std::size_t depth) {
+  YAML::Node value;
+  try {
+    int budget = 10000;
+    value = unmarked(YAML::Load(ov.second), budget, ov.first);
+  } catch (const YAML::Exception&) {
+    value = YAML::Node(ov.second);
+  }
+  // A path typed on the command line is relative to the working directory, not to the job file.
+  const bool path = (depth == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) ||
+                    (depth == 2 && top == "launch" && value.IsScalar() && !value.Scalar().empty());
+  if (path) {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
+    if (!ec) value = YAML::Node(absolute.lexically_normal().string());
+  }
+  return value;
+}
+
+void apply_value(YAML::Node& root, const Override& ov, const std::vector<std::string>& parts, const YAML::Node& value) {
+  // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (!next.IsDefined() || next.IsNull()) {
+      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = chain.back()[parts[i]];
+    }
+    if (!next.IsMap()) throw InputError("--set '" + ov.first + "': '" + parts[i] + "' is not a mapping");
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+}
+}  // namespace
+
+YAML::Node OverrideValueCache::value(const Override& ov) {
+  auto it = parsed_.find(ov);
+  if (it == parsed_.end()) {
+    ++misses;
+    const std::string top = ov.first.substr(0, ov.first.find('.'));
+    const auto depth = static_cast<std::size_t>(std::count(ov.first.begin(), ov.first.end(), '.')) + 1;
+    it = parsed_.emplace(ov, override_value(ov, top, depth)).first;
+  } else {
+    ++hits;
+  }
+  // A copy without marks (YAML::Clone would mark it 0:0, and an error in it would then name the
+  // file instead of the flag).
+  int budget = 10000;
+  return unmarked(it->second, budget, ov.first);
+}
+
+void apply_override(YAML::Node& root, const Override& override_or_unset, OverrideValueCache* values) {
   const bool unset = is_unset(override_or_unset);
   const Override ov{unset ? override_or_unset.first.substr(kUnsetMark.size()) : override_or_unset.first,
                     override_or_unset.second};
@@ -82,33 +135,12 @@ void apply_override(YAML::Node& root, const Override& override_or_unset) {
     parent.remove(parts.back());
     return;
   }
-  YAML::Node value;
-  try {
-    int budget = 10000;
-    value = unmarked(YAML::Load(ov.second), budget, ov.first);
-  } catch (const YAML::Exception&) {
-    value = YAML::Node(ov.second);
-  }
-  // A path typed on the command line is relative to the working directory, not to the job file.
-  const bool path = (parts.size() == 1 && top == "model" && value.IsScalar() && model_is_path(value.Scalar())) ||
-                    (parts.size() == 2 && top == "launch" && value.IsScalar() && !value.Scalar().empty());
-  if (path) {
-    std::error_code ec;
-    const auto absolute = std::filesystem::absolute(value.Scalar(), ec);
-    if (!ec) value = YAML::Node(absolute.lexically_normal().string());
-  }
-  // Walk with a fresh node per level; yaml-cpp nodes alias, so reassigning the walker would overwrite.
-  std::vector<YAML::Node> chain{root};
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node next = chain.back()[parts[i]];
-    if (!next.IsDefined() || next.IsNull()) {
-      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
-      next = chain.back()[parts[i]];
-    }
-    if (!next.IsMap()) throw InputError("--set '" + ov.first + "': '" + parts[i] + "' is not a mapping");
-    chain.push_back(next);
-  }
-  chain.back()[parts.back()] = value;
+  apply_value(root, ov, parts, values ? values->value(ov) : override_value(ov, top, parts.size()));
+}
+
+void apply_override(YAML::Node& root, const Override& ov) { apply_override(root, ov, nullptr); }
+void apply_override(YAML::Node& root, const Override& ov, OverrideValueCache& values) {
+  apply_override(root, ov, &values);
 }
 
 bool is_unset(const Override& ov) { return ov.first.rfind(kUnsetMark, 0) == 0; }

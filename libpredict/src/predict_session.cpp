@@ -1,10 +1,13 @@
 #include "ptp/predict/predict_session.hpp"
 
 #include <cstdio>
+#include <exception>
+#include <thread>
 #include <sstream>
 
 #include "ptp/predict/calibration.hpp"
 #include "ptp/predict/launch_import.hpp"
+#include "ptp/predict/prediction_caches.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
@@ -23,6 +26,10 @@ SweepAxis parse_sweep_axis(const std::string& text) {
 }
 
 namespace {
+
+// Below this many points per thread a sweep runs on fewer threads: starting one and building its
+// caches costs more than the points would.
+constexpr std::size_t kMinPointsPerThread = 64;
 
 constexpr long long kMaxTraceEvents = 250'000;  // ~30 MB of trace JSON; real models need < 20000
 
@@ -133,7 +140,11 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   if (req.search) return run_search_request(req, predictor, calibration ? &*calibration : nullptr);
   std::vector<SweepRow> rows;
   rows.reserve(req.job_files.size() * combos.size());
-  LearnedMemo memo;  // what the learned levels answered, kept across the sweep
+  // Each thread's workloads and learned answers, kept across the sweep.
+  if (req.threads < 1 || req.threads > 256) throw InputError("--threads must be between 1 and 256");
+  std::vector<PredictionCaches> caches;
+  caches.reserve(static_cast<std::size_t>(req.threads));
+  for (int t = 0; t < req.threads; ++t) caches.emplace_back(predictor.catalogs());
   std::vector<std::string> job_notes;  // what reading each job file warned about, once per file
   std::vector<std::string> set_flags;  // the command's --set flags, which every row carries
   for (const auto& ov : req.overrides)
@@ -149,19 +160,15 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     // before any edit (re-parsing the text was a third of a 10k-point sweep). YAML::Clone drops
     // line:column marks, so a point whose spec is refused is redone on a fresh parse: its error
     // then points into the file as the first point's would.
-    std::string text;
     const std::string gpu_in_file = file_gpu(doc.node());
-    const YAML::Node pristine = combos.size() > 1 ? YAML::Clone(doc.node()) : YAML::Node();
-    for (const auto& combo : combos) {
-      auto fresh = [&] {
-        if (text.empty()) text = read_text_file(file, 4u << 20, "YAML text");
-        return YamlReader::load_string(text, file).node();
-      };
-      auto spec_of = [&](YAML::Node root) {
-        for (const auto& ov : req.overrides) apply_override(root, ov);
-        for (const auto& ov : combo) apply_override(root, ov);
+    // One point of the sweep, on `root` (the loaded tree for the first, a clone for the others):
+    // its spec, its prediction (or its invalid row), its flags.
+    auto point = [&](const std::vector<Override>& combo, YAML::Node root, PredictionCaches& mine) {
+      auto spec_of = [&](YAML::Node tree) {
+        for (const auto& ov : req.overrides) apply_override(tree, ov, mine.flag_values);
+        for (const auto& ov : combo) apply_override(tree, ov, mine.flag_values);
         try {
-          JobSpec parsed = parse_job_spec(YamlReader(root, file, ""));
+          JobSpec parsed = parse_job_spec(YamlReader(tree, file, ""));
           note_flag_fields(parsed, req.overrides, combo);
           return parsed;
         } catch (const InputError& e) {
@@ -169,30 +176,68 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
         }
       };
       auto spec = [&] {
-        if (&combo == &combos.front()) return spec_of(doc.node());
+        if (&combo == &combos.front()) return spec_of(root);
         try {
-          return spec_of(YAML::Clone(pristine));
+          return spec_of(root);
         } catch (const InputError&) {
-          return spec_of(fresh());
+          // YAML::Clone drops line:column marks: a refused point is redone on a fresh parse, so that
+          // its error points into the file as the first point's would.
+          return spec_of(YamlReader::load_string(read_text_file(file, 4u << 20, "YAML text"), file).node());
         }
       };
       JobSpec job = spec();
-      if (&combo == &combos.front())
-        for (const auto& w : job_warnings(job, predictor.catalogs())) job_notes.push_back("warning: " + w);
       scope_job_price(job, gpu_in_file, req.overrides, combo);
+      SweepRow row{combo, {}};
       // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
       // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
       try {
-        rows.push_back({combo, predictor.predict(job, memo)});
-        if (calibration) calibration->apply(rows.back().prediction);
+        row.prediction = predictor.predict(mine.workloads.resolve(job), mine.learned);
+        if (calibration) calibration->apply(row.prediction);
       } catch (const InputError& e) {
         if (combo.empty()) throw;
-        rows.push_back({combo, invalid_prediction(job, e.what())});
+        row.prediction = invalid_prediction(job, e.what());
       }
-      auto& p = rows.back().prediction;
+      auto& p = row.prediction;
       p.job_file = file;
       p.set_flags = set_flags;
       for (const auto& ov : combo) p.set_flags.push_back(ov.first + "=" + ov.second);
+      return std::make_pair(std::move(job), std::move(row));
+    };
+    // The first point on the loaded tree; its job's warnings are the file's.
+    {
+      auto first = point(combos.front(), doc.node(), caches.front());
+      for (const auto& w : job_warnings(first.first, predictor.catalogs())) job_notes.push_back("warning: " + w);
+      rows.push_back(std::move(first.second));
+    }
+    // The others on clones of the tree taken before any edit (re-parsing the text was a third of a
+    // 10k-point sweep), in contiguous shares, one per thread, each with its own caches. A point
+    // whose spec is refused ends the file as it would one at a time: the first such point's error.
+    const std::size_t rest = combos.size() - 1;
+    const std::size_t shares = std::min<std::size_t>(caches.size(), std::max<std::size_t>(1, rest / kMinPointsPerThread));
+    std::vector<std::vector<SweepRow>> share_rows(shares);
+    std::vector<std::exception_ptr> share_error(shares);
+    const YAML::Node pristine = rest > 0 ? YAML::Clone(doc.node()) : YAML::Node();
+    std::vector<YAML::Node> trees(shares);
+    for (auto& t : trees) t = YAML::Clone(pristine);  // yaml-cpp nodes are not shared across threads
+    auto run_share = [&](std::size_t t) {
+      const std::size_t begin = 1 + rest * t / shares, end = 1 + rest * (t + 1) / shares;
+      try {
+        share_rows[t].reserve(end - begin);
+        for (std::size_t i = begin; i < end; ++i)
+          share_rows[t].push_back(point(combos[i], YAML::Clone(trees[t]), caches[t]).second);
+      } catch (...) {
+        share_error[t] = std::current_exception();
+      }
+    };
+    if (rest > 0) {
+      std::vector<std::thread> pool;
+      for (std::size_t t = 1; t < shares; ++t) pool.emplace_back(run_share, t);
+      run_share(0);
+      for (auto& th : pool) th.join();
+    }
+    for (std::size_t t = 0; t < shares; ++t) {
+      if (share_error[t]) std::rethrow_exception(share_error[t]);
+      for (auto& r : share_rows[t]) rows.push_back(std::move(r));
     }
     } catch (const InputError& e) {
       if (req.job_files.size() == 1) throw;
@@ -212,6 +257,11 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
 
   PredictOutcome out;
   out.stderr_lines = std::move(job_notes);
+  if (req.verbose) {
+    CacheReport report;
+    for (const auto& c : caches) report.add(c.report());
+    out.stderr_lines.push_back(report.text());
+  }
   const bool sweep = !req.sweeps.empty();
   out.stdout_text = find_output_format(req.format).render(rows, sweep);
   if (!req.trace_path.empty()) {

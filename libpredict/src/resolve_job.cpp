@@ -280,8 +280,27 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
     if (!r) fail(job, refused);
     return std::move(*r);
   }
+  ResolvedJob r = resolve_job_frame(job, catalogs);
+  build_job_workload(r, job);
+  return r;
+}
+
+ResolvedJob resolve_job_frame(const JobSpec& job, const Catalogs& catalogs) {
   ResolvedJob r;
   if (auto refused = resolve_frame(r, job, catalogs)) fail(job, *refused);
+  return r;
+}
+
+void attach_workload(ResolvedJob& r, const JobSpec& job, std::shared_ptr<const SharedWorkload> workload) {
+  // The layout rules as build_job_workload checks them (the model's own numbers, not the shared
+  // limits), so that a refusal reads the same whichever job of a session built the workload.
+  const auto& par = r.job.parallelism;
+  if (auto refused = layout_refusal(r, par.pipeline > 1 ? workload->blocks : 0, nullptr)) fail(job, *refused);
+  r.workload = Workload{};
+  r.shared = std::move(workload);
+}
+
+void build_job_workload(ResolvedJob& r, const JobSpec& job) {
   const JobSpec& rj = r.job;
   const auto& par = rj.parallelism;
   BuildContext ctx;
@@ -312,7 +331,6 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
   apply_sequence_layout(r.workload, rj.sequences, rj.seq_len);
   // count_blocks walks every op: only when it matters.
   if (auto refused = layout_refusal(r, par.pipeline > 1 ? count_blocks(r.workload) : 0, nullptr)) fail(job, *refused);
-  return r;
 }
 
 }  // namespace ptp

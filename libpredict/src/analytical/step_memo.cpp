@@ -12,9 +12,11 @@ std::shared_ptr<const std::vector<Stage>> StepMemo::stages(const Workload& w, co
   };
   auto it = std::find_if(recent_.begin(), recent_.end(), same);
   if (it != recent_.end()) {
+    ++partition_lookups_.hits;
     std::rotate(it, it + 1, recent_.end());
     return recent_.back().stages;
   }
+  ++partition_lookups_.misses;
   if (recent_.size() == kKeep) recent_.erase(recent_.begin());
   recent_.push_back({l.tp, l.pp, l.vp, l.cp, l.ep, l.sp,
                      std::make_shared<const std::vector<Stage>>(partition_stages(w, l))});
@@ -34,8 +36,10 @@ OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob&
   };
   auto it = std::find_if(tables_.begin(), tables_.end(), same);
   if (it != tables_.end()) {
+    ++table_lookups_.hits;
     std::rotate(it, it + 1, tables_.end());
   } else {
+    ++table_lookups_.misses;
     if (tables_.size() == kKeepTables) tables_.erase(tables_.begin());
     tables_.push_back({l.tp, l.cp, l.ep, l.sp, job.policy, job.gpu, j.framework, j.memory_format, j.xla, j.cuda_graphs, j.compile,
                        job.state.forward_weight, job.state.attention_kernel, job.fp8_recipe, k,

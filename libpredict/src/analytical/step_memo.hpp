@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "parallelism.hpp"
+#include "ptp/predict/prediction_caches.hpp"
 
 namespace ptp {
 
@@ -32,8 +33,12 @@ class StepMemo {
   // constants, not on its stage.
   OpTimes op_times(const Stage& s, const Workload& w, const ResolvedJob& job, const Layout& l,
                    const AnalyticalConstants& k);
+  // Lookups so far (--verbose): a hit found the stages or the op-time table of an earlier layout.
+  const CacheCounter& partition_lookups() const { return partition_lookups_; }
+  const CacheCounter& table_lookups() const { return table_lookups_; }
 
  private:
+  CacheCounter partition_lookups_, table_lookups_;
   struct TimeTable {
     int tp, cp, ep;
     bool sp;

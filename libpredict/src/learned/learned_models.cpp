@@ -144,13 +144,19 @@ std::optional<double> LearnedOpModel::seconds(const Op& op, const ResolvedJob& j
     const LearnedMemo::LaunchKey memo_key = launch_key(s, job.gpu);
     auto hit = memo_key.valid ? memo.launches.find(memo_key) : memo.launches.end();
     if (hit == memo.launches.end()) {
+      ++memo.launch_misses;
       LearnedMemo::LaunchAnswer a;
       a.measured = measured_.count(measured_key(job.gpu->id, s)) > 0;
       auto predicted = [&](const GpuSpec& on) {
         const auto row = op_features(s, on);
         const std::string key = row_key(row);
         auto it = memo.op_rows.find(key);
-        if (it == memo.op_rows.end()) it = memo.op_rows.emplace(key, trees_.predict_one(row)).first;
+        if (it == memo.op_rows.end()) {
+          ++memo.op_row_misses;
+          it = memo.op_rows.emplace(key, trees_.predict_one(row)).first;
+        } else {
+          ++memo.op_row_hits;
+        }
         return static_cast<double>(it->second);
       };
       const double analytical = op_analytical_seconds(s, *job.gpu);
@@ -167,6 +173,8 @@ std::optional<double> LearnedOpModel::seconds(const Op& op, const ResolvedJob& j
         continue;
       }
       hit = memo.launches.emplace(memo_key, a).first;
+    } else {
+      ++memo.launch_hits;
     }
     measured = measured && hit->second.measured;
     t += hit->second.seconds;
@@ -220,7 +228,12 @@ double LearnedCollectiveModel::allreduce_seconds(double bytes, const ResolvedJob
   const auto features = collective_features(c, *job.gpu, job.fabric);
   const std::string key = row_key(features);
   auto it = memo.collective_rows.find(key);
-  if (it == memo.collective_rows.end()) it = memo.collective_rows.emplace(key, trees_.predict_one(features)).first;
+  if (it == memo.collective_rows.end()) {
+    ++memo.collective_row_misses;
+    it = memo.collective_rows.emplace(key, trees_.predict_one(features)).first;
+  } else {
+    ++memo.collective_row_hits;
+  }
   const double learned = bound * std::exp(static_cast<double>(it->second));
   const double w = reach_.weight(c.ranks, c.nodes);
   if (w >= 1 || !(analytical_s > 0)) return learned;

@@ -16,6 +16,7 @@
 
 #include "../analytical/parallelism.hpp"
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/prediction_caches.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/error.hpp"
 #include "search_fields.hpp"
@@ -93,42 +94,6 @@ namespace {
 // Configurations one search may walk. The default space of a 1,024-GPU LLM is ~10^5; beyond 10^7 a
 // space file is a mistake (or an attack) that would run for hours.
 constexpr double kMaxSearchConfigurations = 1e7;
-
-// The job on one GPU with no parallelism and no global batch: what its workload is built under.
-JobSpec single_gpu(const JobSpec& job) {
-  JobSpec one = job;
-  one.parallelism = ParallelismSpec{};
-  one.global_batch_size.reset();
-  one.cluster.num_gpus = 1;
-  one.cluster.gpus_per_node = 0;
-  return one;
-}
-
-// The workload is built once per (model, micro-batch, seq_len) the search meets and shared by every
-// configuration resolved with it (with its memo of partitions: step_memo.hpp).
-class WorkloadCache {
- public:
-  explicit WorkloadCache(const Predictor& p) : predictor_(p) {}
-  // nullopt when the configuration breaks a rule of the job spec; InputError when it breaks one the
-  // workload of its micro-batch is built under (its precision, the model itself), and then nothing
-  // is kept.
-  std::optional<ResolvedJob> resolve(const JobSpec& job) {
-    const auto key = std::make_tuple(job.model, job.batch_size, job.batch_tokens, job.seq_len);
-    auto it = built_.find(key);
-    if (it == built_.end()) {
-      // The workload depends on the model, micro-batch, seq_len, fine-tuning and sequence layout,
-      // never on the layout: it is built under one GPU with no model parallelism, so that the layouts
-      // the search refuses (most of them) do not each build it again.
-      ResolvedJob one = resolve_job(single_gpu(job), predictor_.catalogs());
-      it = built_.emplace(key, share_workload(std::move(one.workload), *one.model)).first;
-    }
-    return resolve_shared_job(job, predictor_.catalogs(), it->second, nullptr);
-  }
-
- private:
-  const Predictor& predictor_;
-  std::map<std::tuple<std::string, double, double, int>, std::shared_ptr<const SharedWorkload>> built_;
-};
 
 std::string config_text(const std::vector<Override>& settings) {
   std::string out;
@@ -304,13 +269,13 @@ struct Share {
   std::size_t configurations = 0, invalid = 0, no_fit = 0, unpriced = 0, ranked = 0;
   std::set<std::string> unpriced_gpus;
   Groups best;
+  CacheReport caches;
 };
 
 Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOptions& options, int blocks,
                    const Predictor& predictor, const Calibrator* calibration, std::size_t first, std::size_t stride) {
   Share share;
-  WorkloadCache cache(predictor);  // this share's: workloads and their step memos
-  LearnedMemo memo;                // this share's: what the learned levels answered
+  PredictionCaches caches(predictor.catalogs());  // this share's: workloads, step memos, learned answers
   Enumerator walk(space, blocks);
   const auto top = static_cast<std::size_t>(options.top);
   std::size_t index = 0;
@@ -319,7 +284,7 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
     ++share.configurations;
     std::optional<ResolvedJob> resolved;
     try {
-      resolved = cache.resolve(job);
+      resolved = caches.workloads.resolve_layout(job);
     } catch (const InputError&) {
       ++share.invalid;
       return;
@@ -342,7 +307,7 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
       return;
     }
     Group g;
-    g.best.prediction = predictor.predict(r, memo);
+    g.best.prediction = predictor.predict(r, caches.learned);
     if (!g.best.prediction.memory.fits || g.best.prediction.memory.near_capacity) {  // as the estimate above
       ++share.no_fit;
       return;
@@ -355,6 +320,7 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
     const SearchEquivalenceKey key = search_equivalence_key(g.best.prediction, g.best.objective);
     keep(share.best, key, std::move(g), top);
   });
+  share.caches = caches.report();
   return share;
 }
 
@@ -407,6 +373,7 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
     result.no_fit += s.no_fit;
     result.ranked += s.ranked;
     result.unpriced += s.unpriced;
+    result.caches.add(s.caches);
     for (const auto& g : s.unpriced_gpus)
       if (std::find(result.unpriced_gpus.begin(), result.unpriced_gpus.end(), g) == result.unpriced_gpus.end())
         result.unpriced_gpus.push_back(g);

@@ -22,6 +22,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
                                 : load_search_space(req.search_options.space_path, base, file, req.overrides, predictor);
   SearchOptions options = req.search_options;
   options.overrides = req.overrides;
+  options.threads = req.threads;
   SearchResult result = run_search(base, space, options, predictor, calibration);
   result.job = std::move(job);
 
@@ -29,6 +30,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   for (const auto& w : job_warnings(base, predictor.catalogs())) out.stderr_lines.push_back("warning: " + w);
   out.stdout_text = render_search(result, req.format);
   if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
+  if (req.verbose) out.stderr_lines.push_back(result.caches.text());
   if (result.unpriced > 0) {
     std::string gpus;
     for (const auto& g : result.unpriced_gpus) gpus += (gpus.empty() ? "" : ", ") + g;

@@ -218,6 +218,17 @@ inline const std::string kUnsetMark(1, '\0');
 Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
 Override parse_unset(const std::string& key);      // "finetune.rank": remove it
 void apply_override(YAML::Node& root, const Override& ov);
+// The YAML value of each --set/--sweep flag, read once per session: a 10,000-row sweep applies
+// each flag to thousands of trees. Each use gets its own copy (yaml-cpp nodes alias). One thread.
+class OverrideValueCache {
+ public:
+  YAML::Node value(const Override& ov);  // what apply_override writes for `ov` (not an unset)
+  std::size_t hits = 0, misses = 0;
+
+ private:
+  std::map<Override, YAML::Node> parsed_;
+};
+void apply_override(YAML::Node& root, const Override& ov, OverrideValueCache& values);
 
 // PyTorch keeps activations channels-first unless a job converts them (channels_last); TensorFlow,
 // MXNet, Paddle and JAX GPU kernels run channels-last.

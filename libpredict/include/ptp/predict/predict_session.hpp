@@ -41,6 +41,9 @@ struct PredictRequest {
   // --search: rank the configurations of a space around the (one) job instead of predicting it.
   bool search = false;
   SearchOptions search_options;
+  // Threads of a sweep or a search (each with its own caches); rows are the same at any count.
+  int threads = 1;
+  bool verbose = false;  // --verbose: the session's cache hit rates on stderr (prediction_caches.hpp)
 };
 
 struct PredictOutcome {

@@ -110,6 +110,13 @@ ResolvedJob resolve_job(const JobSpec& job, const Catalogs& catalogs, std::share
 // `refused` (when given) instead of thrown. Unknown ids (GPU, fabric, model) still throw.
 std::optional<ResolvedJob> resolve_shared_job(const JobSpec& job, const Catalogs& catalogs,
                                               std::shared_ptr<const SharedWorkload> workload, Refusal* refused);
+// resolve_job in its two steps, for a session that shares workloads (prediction_caches.hpp): the job
+// resolved up to its workload (catalog entries, precision, memory, cluster; throws what resolve_job
+// throws there), then its workload either built and checked, or taken from an earlier job whose
+// workload is the same (the layout rules checked as building it would).
+ResolvedJob resolve_job_frame(const JobSpec& job, const Catalogs& catalogs);
+void build_job_workload(ResolvedJob& frame, const JobSpec& job);
+void attach_workload(ResolvedJob& frame, const JobSpec& job, std::shared_ptr<const SharedWorkload> workload);
 // Why the GPU cannot train at this precision (too old for it, no TF32 tensor cores), or "".
 std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p);
 // The precision `g` runs that is nearest to `p` (GEMM operand width, then weight handling, then the

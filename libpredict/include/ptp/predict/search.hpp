@@ -10,6 +10,7 @@
 #include "ptp/predict/calibration.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/prediction.hpp"
+#include "ptp/predict/prediction_caches.hpp"
 #include "ptp/predict/predictor.hpp"
 #include "ptp/vocab/enum_names.hpp"
 
@@ -86,6 +87,7 @@ struct SearchResult {
   // Rows whose objective is within tie_margin (a fraction) of the best row's are ties
   // (mark_search_ties); tie_band_low/high are the best row's band as factors on its objective.
   double tie_margin = 0, tie_band_low = 1, tie_band_high = 1;
+  CacheReport caches;  // summed over the threads (--verbose prints it)
 };
 
 struct SearchOptions {

@@ -41,6 +41,9 @@ class LearnedMemo {
   std::unordered_map<LaunchKey, LaunchAnswer, LaunchKeyHash> launches;
   // The models the answers came from (their ids: learned_models.hpp), 0 before the first.
   std::uint64_t op_model = 0, collective_model = 0;
+  // Lookups so far, for --verbose (prediction_caches.hpp): hits and misses of each map above.
+  std::size_t launch_hits = 0, launch_misses = 0, op_row_hits = 0, op_row_misses = 0;
+  std::size_t collective_row_hits = 0, collective_row_misses = 0;
 };
 
 }  // namespace ptp
