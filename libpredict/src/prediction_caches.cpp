@@ -38,6 +38,7 @@ CacheReport memo_report(const SharedWorkload& w) {
   CacheReport r;
   r.partitions = w.memo->partition_lookups();
   r.op_time_tables = w.memo->table_lookups();
+  r.stage_sums = w.memo->op_sum_lookups();
   return r;
 }
 
@@ -48,6 +49,7 @@ void CacheReport::add(const CacheReport& o) {
   workloads.add(o.workloads);
   partitions.add(o.partitions);
   op_time_tables.add(o.op_time_tables);
+  stage_sums.add(o.stage_sums);
   learned_launches.add(o.learned_launches);
   learned_rows.add(o.learned_rows);
   collective_rows.add(o.collective_rows);
@@ -55,7 +57,7 @@ void CacheReport::add(const CacheReport& o) {
 
 std::string CacheReport::text() const {
   return "caches: flag values " + percent(flag_values) + "; workloads " + percent(workloads) + "; stage partitions " + percent(partitions) +
-         "; op-time tables " + percent(op_time_tables) + "; learned launches " + percent(learned_launches) +
+         "; op-time tables " + percent(op_time_tables) + "; stage op sums " + percent(stage_sums) + "; learned launches " + percent(learned_launches) +
          "; learned op rows " + percent(learned_rows) + "; learned collective rows " + percent(collective_rows);
 }
 

@@ -146,3 +146,48 @@ TEST_CASE("verbose: ptp-predict --verbose prints the session's cache hit rates o
   CHECK_THAT(loud.stderr_lines.back(), Catch::Contains("workloads 3 of 4 reused (75.0 %)"));
   CHECK_THAT(loud.stderr_lines.back(), Catch::Contains("learned launches"));
 }
+
+TEST_CASE("a sweep's rows and their order are the same on 1, 2 and 3 threads", "[caches][issue55]") {
+  PredictRequest req;
+  req.job_files = {lora_job()};
+  req.format = "csv";
+  // 3 x 4 x 20 = 240 points: enough for three shares of at least 64; one point refused mid-way
+  // (TP 3 does not divide the heads) stays an invalid row in its place.
+  req.sweeps = {parse_sweep_axis("finetune.rank=8,16,32"), parse_sweep_axis("parallelism.tensor=1,2,3,4"),
+                parse_sweep_axis("cluster.num_gpus=" + [] {
+                  std::string counts;
+                  for (int n = 12; n <= 240; n += 12) counts += (counts.empty() ? "" : ",") + std::to_string(n);
+                  return counts;
+                }())};
+  req.threads = 1;
+  const auto one = run_predictions(req, learned());
+  for (int threads : {2, 3}) {
+    req.threads = threads;
+    INFO(threads << " threads");
+    const auto many = run_predictions(req, learned());
+    CHECK(many.stdout_text == one.stdout_text);
+    CHECK(many.stderr_lines == one.stderr_lines);
+  }
+  CHECK_THAT(one.stdout_text, Catch::Contains("false"));  // the refused TP-3 points are rows
+}
+
+TEST_CASE("a sweep point whose spec is refused ends the file with that point's error at any thread count",
+          "[caches][issue55]") {
+  PredictRequest req;
+  req.job_files = {lora_job()};
+  req.format = "csv";
+  std::string counts;
+  for (int n = 8; n <= 8 * 300; n += 8) counts += (counts.empty() ? "" : ",") + std::to_string(n);
+  // Points 301 on have an out-of-range rank: every thread count reports the first of them.
+  req.sweeps = {parse_sweep_axis("finetune.rank=16,0"), parse_sweep_axis("cluster.num_gpus=" + counts)};
+  for (int threads : {1, 2, 4}) {
+    req.threads = threads;
+    INFO(threads << " threads");
+    try {
+      run_predictions(req, learned());
+      FAIL("the sweep was not refused");
+    } catch (const InputError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::StartsWith("--sweep 'finetune.rank=0': finetune.rank"));
+    }
+  }
+}

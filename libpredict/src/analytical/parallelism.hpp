@@ -89,6 +89,7 @@ Op shard_op(const Op& op, const Layout& l);
 
 // One pipeline stage's share of a micro-batch: the sharded ops of its virtual chunks.
 struct Stage {
+  int index = 0;  // its place in the pipeline (partition_stages), 0 without one
   std::vector<Op> ops;
   std::vector<std::size_t> source;  // index in the workload of each op (what memoised op times are keyed by)
   int blocks = 0;          // transformer blocks on this stage (all chunks)

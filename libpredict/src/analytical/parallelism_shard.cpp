@@ -153,6 +153,7 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
     for (std::size_t i = static_cast<std::size_t>(block_units.back()) + 1; i < units.size(); ++i) chunk_of_unit[i] = chunks - 1;
   }
   std::vector<Stage> stages(static_cast<std::size_t>(l.pp));
+  for (std::size_t i = 0; i < stages.size(); ++i) stages[i].index = static_cast<int>(i);
   std::vector<double> block_params(units.size(), 0.0);
   for (std::size_t i = 0; i < units.size(); ++i) {
     auto& st = stages[static_cast<std::size_t>(chunk_of_unit[i] % l.pp)];

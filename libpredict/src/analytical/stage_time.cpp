@@ -11,18 +11,15 @@
 
 namespace ptp {
 
-StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
-                     const ParallelConstants& pk, bool layer_names) {
-  StageTime t;
+StageOpSums stage_op_sums(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
+                          bool layer_names) {
+  StageOpSums t;
   // A transformer stage's layers are its blocks plus the embedding, head and loss around them.
   t.layers.reserve(static_cast<std::size_t>(s.blocks) + 4);
   t.layer_params.reserve(static_cast<std::size_t>(s.blocks) + 4);
-  const auto& p = *job.policy;
   std::map<int, std::size_t> layer_index;
   int last_layer = 0;
   std::size_t last_index = 0;  // t.layers entry of last_layer (a stage's layers are runs of ops)
-  double gemm_inputs = 0, gemm_outputs = 0, attention = 0, rec_gpu = 0, rec_launch = 0;
-  double kept_16bit_weights = 0;  // of GEMMs the recipe keeps out of FP8: never cast to FP8
   const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
   const auto redone = forward_redone(s.ops, recompute, job.state.selective);
@@ -44,15 +41,17 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
         roofline[kind] += ot.forward_s + ot.backward_s - learned;
       }
     }
-    rec_gpu += redone[i] * ot.forward_s;
-    rec_launch += redone[i] * ot.forward_launch_s;
-    if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) attention += ot.forward_s + ot.backward_s;
+    t.rec_gpu += redone[i] * ot.forward_s;
+    t.rec_launch += redone[i] * ot.forward_launch_s;
+    if (op.kind == OpKind::fused_attention || op.kind == OpKind::attention_bmm) t.attention += ot.forward_s + ot.backward_s;
     if (op_kept_16bit(op, job)) {
-      kept_16bit_weights += op.params;
+      t.kept_16bit_weights += op.params;
     } else if (op.uses_gemm_math && op.kind != OpKind::fused_attention && op.kind != OpKind::attention_bmm) {
-      gemm_inputs += op.elements_in;
-      gemm_outputs += op.elements_out;
+      t.gemm_inputs += op.elements_in;
+      t.gemm_outputs += op.elements_out;
     }
+    t.first = t.first || op.kind == OpKind::embedding;
+    t.last = t.last || op.kind == OpKind::loss;
     if (t.layers.empty() || op.layer != last_layer) {
       auto [it, fresh] = layer_index.emplace(op.layer, t.layers.size());
       if (fresh) {
@@ -69,6 +68,23 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   }
   for (std::size_t kind = 0; kind < kOpKindCount; ++kind)
     if (roofline[kind] > 0) t.roofline_by_kind[static_cast<OpKind>(kind)] = roofline[kind];
+  return t;
+}
+
+StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
+                     const ParallelConstants& pk, bool layer_names) {
+  StageTime t;
+  const auto& p = *job.policy;
+  const Recompute recompute = l.recompute;
+  const std::shared_ptr<const StageOpSums> memo = stage_op_sums_of(s, job, l, k, layer_names);
+  const StageOpSums& sums = *memo;
+  t.gpu_fwd = sums.gpu_fwd, t.gpu_bwd = sums.gpu_bwd, t.gpu_gemm = sums.gpu_gemm;
+  t.launch_fwd = sums.launch_fwd, t.launch_bwd = sums.launch_bwd, t.gpu_learned = sums.gpu_learned;
+  t.roofline_by_kind = sums.roofline_by_kind;
+  t.layers = sums.layers;
+  t.layer_params = sums.layer_params;
+  const double gemm_inputs = sums.gemm_inputs, gemm_outputs = sums.gemm_outputs, attention = sums.attention;
+  const double rec_gpu = sums.rec_gpu, rec_launch = sums.rec_launch, kept_16bit_weights = sums.kept_16bit_weights;
   // Autocast re-casts FP32 weights each forward; FP8 adds amax/scale/cast passes over GEMM inputs
   // and a cast of the weights (same accounting as the data-parallel model).
   const double bw = job.gpu->bandwidth_bytes_per_s() * k.memory_emax;
@@ -89,8 +105,7 @@ StageTime stage_time(const Stage& s, const ResolvedJob& job, const Layout& l, co
   if (recompute == Recompute::full) t.recompute += t.casts;  // the FP8/autocast casts are redone too
 
   const double tokens = l.tokens / l.cp;  // per rank before TP
-  const bool first = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& o) { return o.kind == OpKind::embedding; });
-  const bool last = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& o) { return o.kind == OpKind::loss; });
+  const bool first = sums.first, last = sums.last;
   if (l.tp > 1 && l.hidden > 0) {
     const auto v = tp_volume_per_block(tokens, l.hidden, l.elem_bytes, l.tp, l.sp);
     const double one = collective_seconds(v.kind, v.bytes, tp_group(l), job, k);

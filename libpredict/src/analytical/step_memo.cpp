@@ -23,8 +23,8 @@ std::shared_ptr<const std::vector<Stage>> StepMemo::stages(const Workload& w, co
   return recent_.back().stages;
 }
 
-OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob& job, const Layout& l,
-                           const AnalyticalConstants& k) {
+StepMemo::TimeTable& StepMemo::table_of(const Workload& w, const ResolvedJob& job, const Layout& l,
+                                        const AnalyticalConstants& k) {
   const auto& j = job.job;
   auto same = [&](const TimeTable& t) {
     return t.tp == l.tp && t.cp == l.cp && t.ep == l.ep && t.sp == l.sp && t.policy == job.policy && t.gpu == job.gpu &&
@@ -45,7 +45,12 @@ OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob&
                        job.state.forward_weight, job.state.attention_kernel, job.fp8_recipe, k,
                        std::vector<bool>(w.ops.size(), false), std::make_shared<std::vector<OpTime>>(w.ops.size())});
   }
-  TimeTable& t = tables_.back();
+  return tables_.back();
+}
+
+OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob& job, const Layout& l,
+                           const AnalyticalConstants& k) {
+  TimeTable& t = table_of(w, job, l, k);
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const std::size_t at = s.source[i];
     if (t.known[at]) continue;
@@ -56,6 +61,29 @@ OpTimes StepMemo::op_times(const Stage& s, const Workload& w, const ResolvedJob&
   out.table = t.times;
   out.source = &s.source;
   return out;
+}
+
+std::shared_ptr<const StageOpSums> StepMemo::op_sums(const Stage& s, const Workload& w, const ResolvedJob& job,
+                                                   const Layout& l, const AnalyticalConstants& k, bool layer_names) {
+  const auto table = table_of(w, job, l, k).times;
+  const SumsKey key{table.get(), l.pp, l.vp, s.index, static_cast<int>(l.recompute),
+                    static_cast<int>(job.state.selective), layer_names};
+  const auto it = sums_.find(key);
+  if (it != sums_.end()) {
+    ++op_sum_lookups_.hits;
+    return it->second.sums;
+  }
+  ++op_sum_lookups_.misses;
+  auto sums = std::make_shared<const StageOpSums>(stage_op_sums(s, job, l, k, layer_names));
+  if (sums_.size() >= kKeepSums) sums_.clear();
+  sums_[key] = {table, sums};
+  return sums;
+}
+
+std::shared_ptr<const StageOpSums> stage_op_sums_of(const Stage& s, const ResolvedJob& job, const Layout& l,
+                                                    const AnalyticalConstants& k, bool layer_names) {
+  if (job.shared) return job.shared->memo->op_sums(s, job.shared->workload, job, l, k, layer_names);
+  return std::make_shared<const StageOpSums>(stage_op_sums(s, job, l, k, layer_names));
 }
 
 OpTimes op_times_of(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k) {

@@ -7,7 +7,9 @@
 // model three times; and every op's time is the same under every pipeline split of a layout.
 // Entries are the very values the direct computation returns (same code, same order of summation),
 // so a memoised prediction is identical to a fresh one.
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "parallelism.hpp"
@@ -24,8 +26,27 @@ struct OpTimes {
   const OpTime& operator[](std::size_t i) const { return table ? (*table)[(*source)[i]] : own[i]; }
 };
 
+// What stage_time sums over a stage's ops: the same for every layout that partitions and shards
+// the workload alike, times its ops alike and recomputes alike (the communication, casts and
+// exposure that stage_time adds are per layout).
+struct StageOpSums {
+  double gpu_fwd = 0, gpu_bwd = 0, gpu_gemm = 0, launch_fwd = 0, launch_bwd = 0, gpu_learned = 0;
+  double rec_gpu = 0, rec_launch = 0, attention = 0, gemm_inputs = 0, gemm_outputs = 0, kept_16bit_weights = 0;
+  bool first = false, last = false;  // holds the embedding / the loss
+  std::map<OpKind, double> roofline_by_kind;
+  std::vector<TraceLayer> layers;
+  std::vector<double> layer_params;
+};
+StageOpSums stage_op_sums(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
+                          bool layer_names);
+
 class StepMemo {
  public:
+  // stage_op_sums of a stage of this memo's workload, kept by its op-time table, its ops and how it
+  // recomputes.
+  std::shared_ptr<const StageOpSums> op_sums(const Stage& s, const Workload& w, const ResolvedJob& job,
+                                             const Layout& l, const AnalyticalConstants& k, bool layer_names);
+  const CacheCounter& op_sum_lookups() const { return op_sum_lookups_; }
   // partition_stages(w, l), for a workload that never changes (the SharedWorkload owning the memo).
   std::shared_ptr<const std::vector<Stage>> stages(const Workload& w, const Layout& l);
   // analytical_op_time of the stage's ops (sharded under l); an op's time depends on its shard
@@ -38,7 +59,18 @@ class StepMemo {
   const CacheCounter& table_lookups() const { return table_lookups_; }
 
  private:
-  CacheCounter partition_lookups_, table_lookups_;
+  CacheCounter partition_lookups_, table_lookups_, op_sum_lookups_;
+  struct SumsEntry {
+    std::shared_ptr<std::vector<OpTime>> table;  // kept alive: its address is the key's
+    std::shared_ptr<const StageOpSums> sums;
+  };
+  // (op-time table, pipeline depth, virtual stages, stage index, recomputation, selective policy,
+  // layer names): the table fixes the shard (tp, cp, ep, sp) and how ops are timed, and
+  // partition_stages puts the same ops on a stage of the same (shard, pp, vp) layout.
+  using SumsKey = std::tuple<const void*, int, int, int, int, int, bool>;
+  // Sums of recent layouts; past this many the memo starts over (each keeps a stage's layers).
+  static constexpr std::size_t kKeepSums = 1024;
+  std::map<SumsKey, SumsEntry> sums_;
   struct TimeTable {
     int tp, cp, ep;
     bool sp;
@@ -60,6 +92,7 @@ class StepMemo {
   // than that, every pipeline split recomputed every op's time.
   static constexpr std::size_t kKeepTables = 16;
   std::vector<TimeTable> tables_;  // most recent last
+  TimeTable& table_of(const Workload& w, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k);
 
  private:
   struct Partition {
@@ -76,6 +109,8 @@ class StepMemo {
 // The job's stages under its layout, and the times of a stage's ops: memoised when the job shares a
 // search's workload.
 OpTimes op_times_of(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k);
+std::shared_ptr<const StageOpSums> stage_op_sums_of(const Stage& s, const ResolvedJob& job, const Layout& l,
+                                                    const AnalyticalConstants& k, bool layer_names);
 std::shared_ptr<const std::vector<Stage>> stages_of(const ResolvedJob& job, const Layout& l);
 // count_blocks(job.work()), without walking the ops when the workload is shared.
 int blocks_of(const ResolvedJob& job);

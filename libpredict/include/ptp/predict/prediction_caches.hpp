@@ -27,6 +27,7 @@ struct CacheReport {
   CacheCounter workloads;      // one per (model, micro-batch, seq_len, fine-tuning, sequence layout, ...)
   CacheCounter partitions;     // pipeline stages of a workload under a layout
   CacheCounter op_time_tables; // op times of a workload under a shard, GPU, precision and stack
+  CacheCounter stage_sums;     // a stage's op times summed (stage_time's loop over its ops)
   CacheCounter learned_launches, learned_rows, collective_rows;  // LearnedMemo
   void add(const CacheReport& o);
   // "caches: workloads 50 built, 9950 reused (99.5 %); ..." on one line.
