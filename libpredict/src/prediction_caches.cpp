@@ -39,6 +39,7 @@ CacheReport memo_report(const SharedWorkload& w) {
   r.partitions = w.memo->partition_lookups();
   r.op_time_tables = w.memo->table_lookups();
   r.stage_sums = w.memo->op_sum_lookups();
+  r.stage_stashes = w.memo->stash_lookups();
   return r;
 }
 
@@ -50,15 +51,20 @@ void CacheReport::add(const CacheReport& o) {
   partitions.add(o.partitions);
   op_time_tables.add(o.op_time_tables);
   stage_sums.add(o.stage_sums);
+  stage_stashes.add(o.stage_stashes);
   learned_launches.add(o.learned_launches);
   learned_rows.add(o.learned_rows);
   collective_rows.add(o.collective_rows);
+  unsharded_rows.add(o.unsharded_rows);
+  support.add(o.support);
 }
 
 std::string CacheReport::text() const {
   return "caches: flag values " + percent(flag_values) + "; workloads " + percent(workloads) + "; stage partitions " + percent(partitions) +
-         "; op-time tables " + percent(op_time_tables) + "; stage op sums " + percent(stage_sums) + "; learned launches " + percent(learned_launches) +
-         "; learned op rows " + percent(learned_rows) + "; learned collective rows " + percent(collective_rows);
+         "; op-time tables " + percent(op_time_tables) + "; stage op sums " + percent(stage_sums) +
+         "; stage activation stashes " + percent(stage_stashes) + "; learned launches " + percent(learned_launches) +
+         "; learned op rows " + percent(learned_rows) + "; learned collective rows " + percent(collective_rows) +
+         "; unsharded aggregator rows " + percent(unsharded_rows) + "; support lookups " + percent(support);
 }
 
 std::string workload_key(const ResolvedJob& frame) {
@@ -139,6 +145,8 @@ CacheReport PredictionCaches::report() const {
   r.learned_launches = {learned.launch_hits, learned.launch_misses};
   r.learned_rows = {learned.op_row_hits, learned.op_row_misses};
   r.collective_rows = {learned.collective_row_hits, learned.collective_row_misses};
+  r.unsharded_rows = {learned.unsharded_rows.hits, learned.unsharded_rows.misses};
+  r.support = {learned.support_hits, learned.support_misses};
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "ptp/vocab/memory_convention.hpp"
 
+#include <tuple>
+
 #include "ptp/vocab/enum_names.hpp"
 
 namespace ptp {
@@ -117,6 +119,16 @@ void apply_stack_computation(TrainingStateBytes& s, const MemoryConvention& c, c
   s.repeats_kv_heads = c.repeats_kv_heads;
   s.rope_keeps_input = c.rope_keeps_input;
   s.attention_kernel = find_attention_kernel(o.attention_kernel.empty() ? c.attention_kernel : o.attention_kernel);
+}
+
+bool operator==(const TrainingStateBytes& a, const TrainingStateBytes& b) {
+  static_assert(sizeof(TrainingStateBytes) == 88, "a field joined TrainingStateBytes: compare it here too");
+  return std::tie(a.convention, a.param, a.master, a.grad, a.optimizer_state, a.forward_weight, a.fp8_weight_copies,
+                  a.cross_entropy, a.eager_kernels, a.selective, a.stashes_fp8_inputs, a.gemm_per_expert,
+                  a.attention_kernel, a.repeats_kv_heads, a.rope_keeps_input) ==
+         std::tie(b.convention, b.param, b.master, b.grad, b.optimizer_state, b.forward_weight, b.fp8_weight_copies,
+                  b.cross_entropy, b.eager_kernels, b.selective, b.stashes_fp8_inputs, b.gemm_per_expert,
+                  b.attention_kernel, b.repeats_kv_heads, b.rope_keeps_input);
 }
 
 }  // namespace ptp

@@ -191,3 +191,27 @@ TEST_CASE("a sweep point whose spec is refused ends the file with that point's e
     }
   }
 }
+
+TEST_CASE("a sharded row is not given another sharding's cached answers", "[caches][issue55]") {
+  // An implied FSDP memory convention follows the sharding: the unsharded twin of an fsdp job is not
+  // the unsharded twin of a zero1 job, though every job field of the twins is the same.
+  const SweepAxis shardings = parse_sweep_axis("sharding=zero1,fsdp,zero2,fsdp,zero1");
+  PredictRequest sweep;
+  sweep.job_files = {lora_job()};
+  sweep.format = "jsonl";
+  sweep.overrides = {parse_unset("finetune")};
+  sweep.sweeps = {shardings};
+  const auto swept = rows_of(run_predictions(sweep, learned()).stdout_text);
+  REQUIRE(swept.size() == shardings.values.size());
+  for (std::size_t i = 0; i < swept.size(); ++i) {
+    PredictRequest one;
+    one.job_files = {lora_job()};
+    one.format = "jsonl";
+    one.overrides = {parse_unset("finetune"), {"sharding", shardings.values[i]}};
+    const auto single = rows_of(run_predictions(one, learned()).stdout_text);
+    REQUIRE(single.size() == 1);
+    INFO(shardings.values[i]);
+    CHECK(swept[i] == single.front());
+  }
+  CHECK(swept[0]["iteration"]["seconds"] != swept[1]["iteration"]["seconds"]);
+}

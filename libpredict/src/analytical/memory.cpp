@@ -49,11 +49,10 @@ double attention_inputs_share(const Op& op, const TrainingStateBytes& st) {
 struct Stash {
   double kept = 0, working = 0;
 };
-Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
+StashSums stash_sums(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
   const auto redone = forward_redone(s.ops, l.recompute, ts.selective);
   const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.selective);
-  Stash st;
-  double block_saved = 0, rebuilt = 0;
+  StashSums st;
   bool attention_output_kept = false;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
@@ -62,7 +61,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
     // too: one tensor, unless the projection stashes its FP8 cast or the kernel's forward is redone.
     if (op.kind == OpKind::fused_attention) attention_output_kept = redone[i] == 0;
     if (op.reads_attention_output && attention_output_kept && !stashes_fp8_input(op, p, ts)) bytes = 0;
-    if (op.in_block) block_saved += bytes;
+    if (op.in_block) st.block_saved += bytes;
     if (!keeps_outputs || !op.in_block) {
       // A checkpointed fused attention kernel keeps its inputs (q, k, v) as the checkpoint's, not
       // its output; the score ops it stands for keep nothing.
@@ -70,7 +69,7 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
                                     ? attention_inputs_share(op, ts)
                                     : 1 - redone[i];
       st.kept += bytes * kept_share;
-      rebuilt += bytes * (1 - kept_share);
+      st.rebuilt += bytes * (1 - kept_share);
       continue;
     }
     // A checkpointed block keeps its input and the outputs of the ops the backward does not redo
@@ -78,6 +77,23 @@ Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p
     if (op.kind == OpKind::gemm || op.kind == OpKind::fused_attention)
       st.kept += op.elements_out * (1 - redone[i]) * p.activation_bytes;
   }
+  return st;
+}
+
+// `memo`: the shared workload's, where the stage's sums are kept (null: none).
+Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts,
+                       StepMemo* memo) {
+  const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.selective);
+  StashSums sums;
+  if (const StashSums* kept = memo ? memo->find_stash(s, l, p, ts) : nullptr) {
+    sums = *kept;
+  } else {
+    sums = stash_sums(s, l, p, ts);
+    if (memo) memo->keep_stash(s, l, p, ts, sums);
+  }
+  Stash st;
+  st.kept = sums.kept;
+  const double block_saved = sums.block_saved, rebuilt = sums.rebuilt;
   const double blocks = std::max(1, s.blocks);
   if (keeps_outputs) {
     const double block_input = l.tokens / l.cp / (l.sp ? l.tp : 1) * l.hidden;
@@ -140,7 +156,7 @@ MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& 
   m.optimizer_state = sharded(l.shards_optimizer()) * optimizer_state_tensors(j.optimizer) * st.optimizer_state;
   // Transformer Engine's FP8 weight caches are per TP/EP shard, outside the optimizer's sharding.
   m.fp8_weight_copies = s.linear_params * st.fp8_weight_copies;
-  const Stash stash = activation_stash(s, l, p, st);
+  const Stash stash = activation_stash(s, l, p, st, job.shared ? job.shared->memo.get() : nullptr);
   const double in_flight = in_flight_microbatches(l.pp, l.vp, l.microbatches, stage_index);
   m.activations = stash.kept * in_flight + stash.working;
   m.workspace = (job.gpu->sm_version() >= kAsyncTensorCoreSm ? k.cublas_workspace_async_tc_bytes : k.cublas_workspace_bytes) +

@@ -80,6 +80,25 @@ std::shared_ptr<const StageOpSums> StepMemo::op_sums(const Stage& s, const Workl
   return sums;
 }
 
+
+const StashSums* StepMemo::find_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p,
+                                      const TrainingStateBytes& ts) {
+  const StashKey key{l.tp, l.pp, l.vp, l.cp, l.ep, l.sp, s.index, static_cast<int>(l.recompute), &p, ts.convention};
+  const auto it = stashes_.find(key);
+  if (it == stashes_.end() || !(it->second.first == ts)) {
+    ++stash_lookups_.misses;
+    return nullptr;
+  }
+  ++stash_lookups_.hits;
+  return &it->second.second;
+}
+
+void StepMemo::keep_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts,
+                          const StashSums& sums) {
+  if (stashes_.size() >= kKeepSums) stashes_.clear();
+  stashes_[{l.tp, l.pp, l.vp, l.cp, l.ep, l.sp, s.index, static_cast<int>(l.recompute), &p, ts.convention}] = {ts, sums};
+}
+
 std::shared_ptr<const StageOpSums> stage_op_sums_of(const Stage& s, const ResolvedJob& job, const Layout& l,
                                                     const AnalyticalConstants& k, bool layer_names) {
   if (job.shared) return job.shared->memo->op_sums(s, job.shared->workload, job, l, k, layer_names);

@@ -40,8 +40,20 @@ struct StageOpSums {
 StageOpSums stage_op_sums(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
                           bool layer_names);
 
+// What activation_stash sums over a stage's ops (memory.cpp): the same for every layout with the
+// stage's partition, recomputation, precision and training state.
+struct StashSums {
+  double kept = 0, block_saved = 0, rebuilt = 0;
+};
+
 class StepMemo {
  public:
+  // The stash sums kept for stage `s` of the partition under `l` with this precision and training
+  // state, or null; keep_stash keeps them.
+  const StashSums* find_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts);
+  void keep_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts,
+                  const StashSums& sums);
+  const CacheCounter& stash_lookups() const { return stash_lookups_; }
   // stage_op_sums of a stage of this memo's workload, kept by its op-time table, its ops and how it
   // recomputes.
   std::shared_ptr<const StageOpSums> op_sums(const Stage& s, const Workload& w, const ResolvedJob& job,
@@ -59,7 +71,11 @@ class StepMemo {
   const CacheCounter& table_lookups() const { return table_lookups_; }
 
  private:
-  CacheCounter partition_lookups_, table_lookups_, op_sum_lookups_;
+  CacheCounter partition_lookups_, table_lookups_, op_sum_lookups_, stash_lookups_;
+  // (tp, pp, vp, cp, ep, sp, stage, recomputation, policy, convention) with the whole training state
+  // checked on a hit.
+  using StashKey = std::tuple<int, int, int, int, int, bool, int, int, const void*, const void*>;
+  std::map<StashKey, std::pair<TrainingStateBytes, StashSums>> stashes_;
   struct SumsEntry {
     std::shared_ptr<std::vector<OpTime>> table;  // kept alive: its address is the key's
     std::shared_ptr<const StageOpSums> sums;

@@ -259,6 +259,25 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   return predict(job, base, memo);
 }
 
+Support LearnedBundle::support_of(const std::vector<float>& row, LearnedMemo& memo) const {
+  if (!memo.keep_unsharded_rows) return support.of(row);
+  auto& kept = memo.support_answers;
+  const auto it = std::find_if(kept.begin(), kept.end(), [&](const LearnedMemo::SupportAnswer& a) { return a.row == row; });
+  if (it != kept.end()) {
+    ++memo.support_hits;
+    Support s;
+    s.runs_near = it->runs_near, s.nearest = it->nearest, s.outside = it->outside;
+    std::rotate(it, it + 1, kept.end());
+    return s;
+  }
+  ++memo.support_misses;
+  Support s = support.of(row);
+  constexpr std::size_t kKeep = 8;
+  if (kept.size() == kKeep) kept.erase(kept.begin());
+  kept.push_back({row, s.runs_near, s.nearest, s.outside});
+  return s;
+}
+
 Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const {
   const std::string gap = describe_domain_gap(manifest_, job);
   if (!gap.empty()) {
@@ -271,7 +290,7 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   Prediction p = std::move(composed.step);
   const std::vector<float> row = std::move(composed.aggregator_row);
   const StepHalves halves = composed.halves;
-  Support near = support.of(row);
+  Support near = support_of(row, memo);
   near.precision_of_one_codebase = precision_of_one_codebase(precision_codebases, job.policy->id, job.job.codebase);
   const Novelty novelty = novelty_of(job);
   near.precision_untrained = novelty == Novelty::precision;

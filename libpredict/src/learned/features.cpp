@@ -120,7 +120,7 @@ std::vector<float> run_features(const ResolvedJob& job, const Prediction& c, boo
 
 AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction& composed,
                                         const AnalyticalConstants& composing, const AnalyticalConstants& analytical,
-                                        bool blind) {
+                                        bool blind, UnshardedRows* rows) {
   const Prediction own_analytical = predict_step_time(job, analytical);
   AggregatorRowValues v{{}, step_halves(composed, own_analytical)};
   if (job.job.sharding == Sharding::none) {
@@ -129,8 +129,13 @@ AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction
   }
   ResolvedJob unsharded = job;
   unsharded.job.sharding = Sharding::none;
+  if (const std::vector<float>* kept = rows ? rows->find(unsharded, blind) : nullptr) {
+    v.features = *kept;
+    return v;
+  }
   v.features = run_features(unsharded, predict_step_time(unsharded, composing), blind,
                             predict_step_time(unsharded, analytical));
+  if (rows) rows->keep(unsharded, blind, v.features);
   return v;
 }
 

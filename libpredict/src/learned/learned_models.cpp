@@ -283,7 +283,8 @@ LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConst
     case AggregatorRow::none: break;
     case AggregatorRow::full:
     case AggregatorRow::blind: {
-      auto values = aggregator_features(job, out.step, k, base, row == AggregatorRow::blind);
+      auto values = aggregator_features(job, out.step, k, base, row == AggregatorRow::blind,
+                                        memo.keep_unsharded_rows ? &memo.unsharded_rows : nullptr);
       out.aggregator_row = std::move(values.features);
       out.halves = values.halves;
       break;

@@ -28,7 +28,10 @@ struct CacheReport {
   CacheCounter partitions;     // pipeline stages of a workload under a layout
   CacheCounter op_time_tables; // op times of a workload under a shard, GPU, precision and stack
   CacheCounter stage_sums;     // a stage's op times summed (stage_time's loop over its ops)
+  CacheCounter stage_stashes;  // a stage's activation stash summed (the memory model's loop over its ops)
   CacheCounter learned_launches, learned_rows, collective_rows;  // LearnedMemo
+  CacheCounter unsharded_rows;  // the aggregator rows of sharded jobs' unsharded twins
+  CacheCounter support;         // training runs near an aggregator row
   void add(const CacheReport& o);
   // "caches: workloads 50 built, 9950 reused (99.5 %); ..." on one line.
   std::string text() const;
@@ -67,7 +70,7 @@ std::string workload_key(const ResolvedJob& frame);
 
 // The caches of one session (one thread).
 struct PredictionCaches {
-  explicit PredictionCaches(const Catalogs& catalogs) : workloads(catalogs) {}
+  explicit PredictionCaches(const Catalogs& catalogs) : workloads(catalogs) { learned.keep_unsharded_rows = true; }
   WorkloadCache workloads;
   LearnedMemo learned;
   OverrideValueCache flag_values;

@@ -124,6 +124,8 @@ struct TrainingStateBytes {
   bool repeats_kv_heads = true;
   bool rope_keeps_input = true;
 };
+// Every field equal (caches of what the state determines compare it whole).
+bool operator==(const TrainingStateBytes& a, const TrainingStateBytes& b);
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
 // How the convention's stack computes (loss, norms, selective recompute, FP8 stash, expert GEMMs,

@@ -78,6 +78,8 @@ class LearnedBundle {
   // The bundle is immutable once loaded: `memo` (the caller's, one per thread) keeps what the
   // levels answered across the caller's predictions; without one, each call starts afresh.
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const;
+  // support.of(row), from the memo's recent answers where it keeps them.
+  Support support_of(const std::vector<float>& row, LearnedMemo& memo) const;
   Prediction predict(const ResolvedJob& job, const AnalyticalConstants& base) const;
   const std::string& dir() const { return dir_; }
   // Without "metrics" and support.points (read manifest.json for those).

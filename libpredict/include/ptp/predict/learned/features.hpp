@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ptp/predict/analytical.hpp"
+#include "ptp/predict/learned/unsharded_rows.hpp"
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
@@ -41,9 +42,10 @@ struct AggregatorRowValues {
 // gradients and parameters, never the math, so nothing sharding moves reaches the correction
 // (before, the trees learned that sharded jobs come from faster codebases). `composed` is the job's
 // own composition, reused when it is not sharded.
+// `rows`: where the rows of unsharded jobs are kept across jobs (null: none kept).
 AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction& composed,
                                         const AnalyticalConstants& composing, const AnalyticalConstants& analytical,
-                                        bool blind);
+                                        bool blind, UnshardedRows* rows = nullptr);
 
 // Compute model: one kernel.
 struct OpShape {

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
+
+#include "ptp/predict/learned/unsharded_rows.hpp"
 
 namespace ptp {
 
@@ -41,6 +44,20 @@ class LearnedMemo {
   std::unordered_map<LaunchKey, LaunchAnswer, LaunchKeyHash> launches;
   // The models the answers came from (their ids: learned_models.hpp), 0 before the first.
   std::uint64_t op_model = 0, collective_model = 0;
+  // Rows of unsharded jobs for the aggregator (unsharded_rows.hpp), kept only where the memo serves
+  // one bundle for its life (a ptp-predict session: PredictionCaches sets it).
+  bool keep_unsharded_rows = false;
+  UnshardedRows unsharded_rows;
+  // SupportSpace::of of the last few aggregator rows (a sharded job's row is its unsharded twin's):
+  // runs near and the nearest distance, by the row's exact values. Kept under keep_unsharded_rows.
+  struct SupportAnswer {
+    std::vector<float> row;
+    int runs_near = 0;
+    double nearest = 0;
+    std::vector<std::string> outside;
+  };
+  std::vector<SupportAnswer> support_answers;  // most recent last
+  std::size_t support_hits = 0, support_misses = 0;
   // Lookups so far, for --verbose (prediction_caches.hpp): hits and misses of each map above.
   std::size_t launch_hits = 0, launch_misses = 0, op_row_hits = 0, op_row_misses = 0;
   std::size_t collective_row_hits = 0, collective_row_misses = 0;
