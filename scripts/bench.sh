@@ -65,9 +65,11 @@ measure() {
     return
   fi
   read -r owall ocpu orss < <(figures other)
-  printf "%-40s %10.4f %10.4f %8.1fx   %8.2f %8.2f %8.1fx   %7.1f %7.1f\n" "$name" "$owall" "$wall" \
-    "$(awk -v a="$owall" -v b="$wall" 'BEGIN {print a / b}')" "$ocpu" "$cpu" \
-    "$(awk -v a="$ocpu" -v b="$cpu" 'BEGIN {print (b > 0) ? a / b : 0}')" "$orss" "$rss"
+  # /usr/bin/time counts CPU in 10 ms steps: below 0.1 s its ratio says nothing ("-").
+  local cpu_ratio
+  cpu_ratio=$(awk -v a="$ocpu" -v b="$cpu" 'BEGIN {if (a < 0.1 || b < 0.1) print "-"; else printf "%.1fx", a / b}')
+  printf "%-40s %10.4f %10.4f %8.1fx   %8.2f %8.2f %9s   %7.1f %7.1f\n" "$name" "$owall" "$wall" \
+    "$(awk -v a="$owall" -v b="$wall" 'BEGIN {print a / b}')" "$ocpu" "$cpu" "$cpu_ratio" "$orss" "$rss"
 }
 
 batches=$(seq -s, 16 16 800)   # 50 micro-batches

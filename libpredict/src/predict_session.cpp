@@ -198,6 +198,8 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
         row.prediction = invalid_prediction(job, e.what());
       }
       auto& p = row.prediction;
+      // Only a trace reads the per-layer times, and a trace takes one point: a sweep's rows drop them.
+      if (combos.size() > 1) std::vector<TraceLayer>().swap(p.layers);
       p.job_file = file;
       p.set_flags = set_flags;
       for (const auto& ov : combo) p.set_flags.push_back(ov.first + "=" + ov.second);

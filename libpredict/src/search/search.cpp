@@ -264,7 +264,12 @@ void keep(Groups& groups, const SearchEquivalenceKey& key, Group g, std::size_t 
   prune(groups, top);
 }
 
-// One thread's share: every `stride`-th configuration from `first`, its counts and its best groups.
+// One thread's share: every n-th run of kShareRun consecutive configurations of the walk from run
+// `first`, its counts and its best groups. Runs, not single configurations: neighbours in the walk
+// differ in one inner axis, which is what the session caches reuse across (a sharding's unsharded
+// twin, a stage's sums, an op-time table); many runs per thread, so that the threads finish together
+// (the configurations that fit cluster in parts of the walk).
+constexpr std::size_t kShareRun = 2048;
 struct Share {
   std::size_t configurations = 0, invalid = 0, no_fit = 0, unpriced = 0, ranked = 0;
   std::set<std::string> unpriced_gpus;
@@ -280,7 +285,7 @@ Share search_share(const JobSpec& base, const SearchSpace& space, const SearchOp
   const auto top = static_cast<std::size_t>(options.top);
   std::size_t index = 0;
   walk.each(base, [&](const JobSpec& job, const std::vector<Override>& settings) {
-    if (index++ % stride != first) return;
+    if ((index++ / kShareRun) % stride != first) return;
     ++share.configurations;
     std::optional<ResolvedJob> resolved;
     try {
@@ -343,9 +348,9 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
                      " configurations, more than the limit of " +
                      std::to_string(static_cast<long long>(kMaxSearchConfigurations)) + "; list fewer values in --space");
 
-  // Threads take every n-th configuration and share the one Predictor (immutable: each share owns
-  // its workload cache and learned memo); the shares merge under the same total order, so the rows
-  // do not depend on the thread count.
+  // Threads take runs of the walk in turn and share the one Predictor (immutable: each share owns
+  // its caches); the shares merge under the same total order, so the rows do not depend on the
+  // thread count.
   const auto n = static_cast<std::size_t>(options.threads);
   std::vector<Share> shares(n);
   std::vector<std::exception_ptr> errors(n);
