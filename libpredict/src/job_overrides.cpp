@@ -86,20 +86,11 @@ void apply_value(YAML::Node& root, const Override& ov, const std::vector<std::st
 }
 }  // namespace
 
-YAML::Node OverrideValueCache::value(const Override& ov) {
-  auto it = parsed_.find(ov);
-  if (it == parsed_.end()) {
-    ++misses;
-    const std::string top = ov.first.substr(0, ov.first.find('.'));
-    const auto depth = static_cast<std::size_t>(std::count(ov.first.begin(), ov.first.end(), '.')) + 1;
-    it = parsed_.emplace(ov, override_value(ov, top, depth)).first;
-  } else {
-    ++hits;
-  }
+YAML::Node OverrideValueCache::copy(const YAML::Node& value) {
   // A copy without marks (YAML::Clone would mark it 0:0, and an error in it would then name the
   // file instead of the flag).
   int budget = 10000;
-  return unmarked(it->second, budget, ov.first);
+  return unmarked(value, budget, "");
 }
 
 void apply_override(YAML::Node& root, const Override& override_or_unset, OverrideValueCache* values) {
@@ -135,7 +126,8 @@ void apply_override(YAML::Node& root, const Override& override_or_unset, Overrid
     parent.remove(parts.back());
     return;
   }
-  apply_value(root, ov, parts, values ? values->value(ov) : override_value(ov, top, parts.size()));
+  const auto make = [&] { return override_value(ov, top, parts.size()); };
+  apply_value(root, ov, parts, values ? values->value(ov, make) : make());
 }
 
 void apply_override(YAML::Node& root, const Override& ov) { apply_override(root, ov, nullptr); }

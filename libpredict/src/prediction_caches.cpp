@@ -87,14 +87,12 @@ std::shared_ptr<const SharedWorkload> WorkloadCache::find(const std::string& key
 
 std::shared_ptr<const SharedWorkload> WorkloadCache::keep(std::string key, std::shared_ptr<const SharedWorkload> w) {
   if (built_.size() >= kKeepWorkloads) {
-    auto oldest = age_.begin();
-    for (auto it = age_.begin(); it != age_.end(); ++it)
-      if (it->second < oldest->second) oldest = it;
-    evicted_.add(memo_report(*built_.at(oldest->first)));
-    built_.erase(oldest->first);
-    age_.erase(oldest);
+    const auto oldest = built_.find(built_order_.front());
+    evicted_.add(memo_report(*oldest->second));
+    built_.erase(oldest);
+    built_order_.pop_front();
   }
-  age_[key] = inserted_++;
+  built_order_.push_back(key);
   return built_.emplace(std::move(key), std::move(w)).first->second;
 }
 

@@ -78,7 +78,6 @@ TEST_CASE("every row of a sweep is the prediction a single call makes", "[caches
 }
 
 TEST_CASE("the workload key holds what building a workload reads, and nothing a layout changes", "[caches][issue55]") {
-  const auto base = load_job_spec(lora_job(), {});
   const Catalogs& catalogs = learned().catalogs();
   auto key = [&](const std::vector<Override>& flags) {
     return workload_key(resolve_job_frame(load_job_spec(lora_job(), flags), catalogs));
@@ -102,7 +101,6 @@ TEST_CASE("the workload key holds what building a workload reads, and nothing a 
     INFO(lays_out.first << "=" << lays_out.second);
     CHECK(key({lays_out}) == plain);
   }
-  (void)base;
 }
 
 TEST_CASE("a session's workload cache counts its hits and gives each job its own refusals", "[caches][issue55]") {
@@ -129,6 +127,19 @@ TEST_CASE("a session's workload cache counts its hits and gives each job its own
   }
   CHECK_FALSE(direct.empty());
   CHECK(cached == direct);
+}
+
+TEST_CASE("a workload cache past its size lets the oldest go and still answers as resolve_job does", "[caches][issue55]") {
+  WorkloadCache cache(learned().catalogs());
+  auto with_batch = [](int b) { return load_job_spec(lora_job(), {{"batch_size", std::to_string(b)}}); };
+  for (int b = 1; b <= 70; ++b) cache.resolve(with_batch(b));  // 70 workloads: more than it keeps
+  const ResolvedJob again = cache.resolve(with_batch(1));     // built again: the first was let go
+  CHECK(cache.report().workloads.hits == 0);
+  CHECK(cache.report().workloads.misses == 71);
+  const ResolvedJob recent = cache.resolve(with_batch(70));  // still kept
+  CHECK(cache.report().workloads.hits == 1);
+  CHECK(learned().predict(again).iteration_s == learned().predict(resolve_job(with_batch(1), learned().catalogs())).iteration_s);
+  CHECK(recent.shared);
 }
 
 TEST_CASE("verbose: ptp-predict --verbose prints the session's cache hit rates on stderr, and only then", "[caches][cli][issue55]") {

@@ -262,20 +262,17 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
 Support LearnedBundle::support_of(const std::vector<float>& row, LearnedMemo& memo) const {
   if (!memo.keep_unsharded_rows) return support.of(row);
   auto& kept = memo.support_answers;
-  const auto it = std::find_if(kept.begin(), kept.end(), [&](const LearnedMemo::SupportAnswer& a) { return a.row == row; });
+  const auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& answer) { return answer.first == row; });
   if (it != kept.end()) {
     ++memo.support_hits;
-    Support s;
-    s.runs_near = it->runs_near, s.nearest = it->nearest, s.outside = it->outside;
     std::rotate(it, it + 1, kept.end());
-    return s;
+    return kept.back().second;
   }
   ++memo.support_misses;
-  Support s = support.of(row);
   constexpr std::size_t kKeep = 8;
   if (kept.size() == kKeep) kept.erase(kept.begin());
-  kept.push_back({row, s.runs_near, s.nearest, s.outside});
-  return s;
+  kept.emplace_back(row, support.of(row));
+  return kept.back().second;
 }
 
 Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConstants& base, LearnedMemo& memo) const {

@@ -18,7 +18,7 @@ const std::vector<float>* UnshardedRows::find(const ResolvedJob& unsharded, bool
   if (!unsharded.shared) return nullptr;
   probe_ = fields_of(unsharded);
   const auto it = std::find_if(recent_.begin(), recent_.end(), [&](const Entry& e) {
-    return e.workload == unsharded.shared.get() && e.blind == blind && e.state == unsharded.state &&
+    return e.workload == unsharded.shared && e.blind == blind && e.state == unsharded.state &&
            e.quantized_base_bytes == unsharded.quantized_base_bytes && e.fields == probe_;
   });
   if (it == recent_.end()) {
@@ -33,8 +33,7 @@ const std::vector<float>* UnshardedRows::find(const ResolvedJob& unsharded, bool
 void UnshardedRows::keep(const ResolvedJob& unsharded, bool blind, const std::vector<float>& row) {
   if (!unsharded.shared) return;
   if (recent_.size() == kKeep) recent_.erase(recent_.begin());
-  recent_.push_back({unsharded.shared.get(), blind, unsharded.state, unsharded.quantized_base_bytes, fields_of(unsharded),
-                     row, unsharded.shared});
+  recent_.push_back({unsharded.shared, blind, unsharded.state, unsharded.quantized_base_bytes, fields_of(unsharded), row});
 }
 
 }  // namespace ptp

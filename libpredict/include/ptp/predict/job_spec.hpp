@@ -222,10 +222,22 @@ void apply_override(YAML::Node& root, const Override& ov);
 // each flag to thousands of trees. Each use gets its own copy (yaml-cpp nodes alias). One thread.
 class OverrideValueCache {
  public:
-  YAML::Node value(const Override& ov);  // what apply_override writes for `ov` (not an unset)
+  // What apply_override writes for `ov` (not an unset), `make` computing it on the first use.
+  template <class Make>
+  YAML::Node value(const Override& ov, Make&& make) {
+    auto it = parsed_.find(ov);
+    if (it == parsed_.end()) {
+      ++misses;
+      it = parsed_.emplace(ov, make()).first;
+    } else {
+      ++hits;
+    }
+    return copy(it->second);
+  }
   std::size_t hits = 0, misses = 0;
 
  private:
+  static YAML::Node copy(const YAML::Node& value);
   std::map<Override, YAML::Node> parsed_;
 };
 void apply_override(YAML::Node& root, const Override& ov, OverrideValueCache& values);

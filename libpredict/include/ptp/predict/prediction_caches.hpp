@@ -6,6 +6,7 @@
 // prediction a single call makes. The caches are explicit objects the session owns and passes down;
 // none is a hidden static. `--verbose` prints their hit rates (CacheReport::text).
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,7 +34,7 @@ struct CacheReport {
   CacheCounter unsharded_rows;  // the aggregator rows of sharded jobs' unsharded twins
   CacheCounter support;         // training runs near an aggregator row
   void add(const CacheReport& o);
-  // "caches: workloads 50 built, 9950 reused (99.5 %); ..." on one line.
+  // "caches: ...; workloads 9950 of 10000 reused (99.5 %); ..." on one line.
   std::string text() const;
 };
 
@@ -58,8 +59,7 @@ class WorkloadCache {
   const Catalogs& catalogs_;
   std::map<std::string, std::shared_ptr<const SharedWorkload>> built_;
   std::map<std::tuple<std::string, double, double, int>, std::shared_ptr<const SharedWorkload>> by_micro_batch_;
-  std::map<std::string, std::size_t> age_;  // key -> insertion number, for eviction
-  std::size_t inserted_ = 0;
+  std::deque<std::string> built_order_;  // keys of built_, oldest first
   CacheCounter counter_;
   CacheReport evicted_;  // the step memos' counts of workloads no longer kept
 };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/unsharded_rows.hpp"
 
 namespace ptp {
@@ -50,13 +51,7 @@ class LearnedMemo {
   UnshardedRows unsharded_rows;
   // SupportSpace::of of the last few aggregator rows (a sharded job's row is its unsharded twin's):
   // runs near and the nearest distance, by the row's exact values. Kept under keep_unsharded_rows.
-  struct SupportAnswer {
-    std::vector<float> row;
-    int runs_near = 0;
-    double nearest = 0;
-    std::vector<std::string> outside;
-  };
-  std::vector<SupportAnswer> support_answers;  // most recent last
+  std::vector<std::pair<std::vector<float>, Support>> support_answers;  // (row, answer), most recent last
   std::size_t support_hits = 0, support_misses = 0;
   // Lookups so far, for --verbose (prediction_caches.hpp): hits and misses of each map above.
   std::size_t launch_hits = 0, launch_misses = 0, op_row_hits = 0, op_row_misses = 0;

@@ -27,13 +27,12 @@ class UnshardedRows {
 
  private:
   struct Entry {
-    const SharedWorkload* workload;
+    std::shared_ptr<const SharedWorkload> workload;  // kept alive: its address stays its own
     bool blind;
     TrainingStateBytes state;
     double quantized_base_bytes;
     std::vector<FieldValue> fields;
     std::vector<float> row;
-    std::shared_ptr<const SharedWorkload> alive;  // keeps the workload's address its own
   };
   static std::vector<FieldValue> fields_of(const ResolvedJob& job);
   static constexpr std::size_t kKeep = 8;
