@@ -12,10 +12,10 @@ with their fit error and leave-one-GPU-out error. Standard library + numpy; read
   power), with each GPU's catalog idle_w (configs/gpus/<gpu>.yaml) where it has one, else the idle
   share above; the median over the Perseus BF16 stage profiles at their maximum SM clock. Zeus
   ResNet-50 / BERT-base at the default cap are printed beside it but held out: their epoch averages
-  mix phases the step model draws apart, and ptp_eval_energy validates on them.
+  mix phases the step model draws apart, and ptp-eval energy validates on them.
 * cap settle (board power / binding cap): Zeus rows whose cap binds (cap < 0.95 x the
   configuration's uncapped power). How the step slows under the cap (the clock model) depends on the
-  step model's phases, so ptp_eval_energy fits it on the product's own predictions.
+  step model's phases, so ptp-eval energy fits it on the product's own predictions.
 """
 import collections
 import csv
@@ -113,4 +113,4 @@ print("binding-cap rows %d; cap settle (median board power / cap) %.3f" % (len(r
 for g in sorted(set(gpu)):
     print("leave out %-16s settle %.3f" % (g, np.median(pw[gpu != g] / cap[gpu != g])))
 print("the cap's clock model (knee clock, exponent above it) is fitted on the step model's own phases by "
-      "ptp_eval_energy (libtrain/src/energy_evaluation.cpp, \"The cap's clock model, fitted here\")")
+      "ptp-eval energy (libeval/src/energy_evaluation.cpp, \"The cap's clock model, fitted here\")")

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "../run_main.hpp"
 #include "from_job.hpp"
 #include "ptp/profile/comm.hpp"
 #include "ptp/profile/commands.hpp"
@@ -53,16 +54,8 @@ int main(int argc, char** argv) {
   ing->add_option("--out", ingest_out, "collectives CSV to create or append to (default: stdout)");
   auto* list = app.add_subcommand("list", "list the microbenchmarks of this build and their axes");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "ptp-profile: error: " << ptp::one_line(e.what()) << "\n";
-    return ptp::kExitBadInput;
-  }
-
-  int rc = 0;
-  try {
+  const int rc = ptp::cli::run_main("ptp-profile", app, argc, argv, [&] {
+    int code = ptp::kExitOk;
     if (*ing) {
       const auto n = ptp::profile::ingest_nccl_tests_command(ingest_log, ingest, ingest_out, std::cout);
       spdlog::info("{} collectives rows from {}", n, ingest_log);
@@ -86,15 +79,10 @@ int main(int argc, char** argv) {
         throw ptp::InputError("a sweep file (configs/sweeps/*.yaml) or --from-job JOB.yaml is required");
       if (!budget.empty()) opt.budget_s = ptp::profile::parse_duration_s(budget, "--budget");
       opt.tty = ptp::profile::stderr_is_tty();
-      rc = ptp::profile::run_profile(opt);
+      code = ptp::profile::run_profile(opt);
     }
-  } catch (const ptp::InputError& e) {
-    std::fprintf(stderr, "ptp-profile: error: %s\n", e.what());
-    rc = ptp::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ptp-profile: internal error: %s\n", e.what());
-    rc = ptp::kExitInternalError;
-  }
+    return code;
+  });
   ptp::profile::Comm::finalize_world();
   return rc;
 }

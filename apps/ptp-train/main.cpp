@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "../run_main.hpp"
 #include "ptp/train/trainer.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/exit_codes.hpp"
@@ -28,29 +29,16 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "no progress lines");
   app.add_option("--export-rows", options.export_rows,
                  "also write the aggregator's training rows (features, target, codebase, stack) to this CSV");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "ptp-train: error: " << ptp::one_line(e.what()) << "\n";
-    return ptp::kExitBadInput;
-  }
-  options.cross_validate = !no_cv;
-  const auto start = std::chrono::steady_clock::now();
-  if (!quiet) options.log = [&](const std::string& line) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "[" << static_cast<int>(s) << " s] " << line << "\n";
-  };
-  try {
+  return ptp::cli::run_main("ptp-train", app, argc, argv, [&] {
+    options.cross_validate = !no_cv;
+    const auto start = std::chrono::steady_clock::now();
+    if (!quiet) options.log = [&](const std::string& line) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cerr << "[" << static_cast<int>(s) << " s] " << line << "\n";
+    };
     const auto result = ptp::train::train_bundle(options);
     std::cout << result.report_markdown;
     std::cout << "\nbundle written to " << options.out_dir << " (report in " << options.out_dir << "/report/)\n";
     return ptp::kExitOk;
-  } catch (const ptp::InputError& e) {
-    std::cerr << "ptp-train: error: " << e.what() << "\n";
-    return ptp::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "ptp-train: internal error: " << e.what() << "\n";
-    return ptp::kExitInternalError;
-  }
+  });
 }

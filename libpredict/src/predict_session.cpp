@@ -131,6 +131,129 @@ void check_budgets(const PredictRequest& req, const std::vector<const Prediction
   }
 }
 
+namespace {
+
+// One job file's sweep: every combination of the axes on the file's tree, with the command's flags.
+// Every sweep point edits its own tree: the first the loaded one, later ones a clone of it taken
+// before any edit (re-parsing the text was a third of a 10k-point sweep).
+struct FileSweep {
+  const PredictRequest& req;
+  const Predictor& predictor;
+  const Calibrator* calibration;
+  const std::vector<std::vector<Override>>& combos;
+  const std::vector<std::string>& set_flags;  // the command's --set flags, which every row carries
+  const std::string& file;
+  std::string gpu_in_file;
+
+  JobSpec spec_of(const std::vector<Override>& combo, YAML::Node tree, PredictionCaches& mine) const {
+    for (const auto& ov : req.overrides) apply_override(tree, ov, mine.flag_values);
+    for (const auto& ov : combo) apply_override(tree, ov, mine.flag_values);
+    try {
+      JobSpec parsed = parse_job_spec(YamlReader(tree, file, ""));
+      note_flag_fields(parsed, req.overrides, combo);
+      return parsed;
+    } catch (const InputError& e) {
+      throw blame_flags(e, req.overrides, combo);
+    }
+  }
+
+  JobSpec spec(const std::vector<Override>& combo, YAML::Node root, PredictionCaches& mine) const {
+    if (&combo == &combos.front()) return spec_of(combo, root, mine);
+    try {
+      return spec_of(combo, root, mine);
+    } catch (const InputError&) {
+      // YAML::Clone drops line:column marks: a refused point is redone on a fresh parse, so that
+      // its error points into the file as the first point's would.
+      return spec_of(combo, YamlReader::load_string(read_text_file(file, 4u << 20, "YAML text"), file).node(), mine);
+    }
+  }
+
+  // One point on `root` (the loaded tree for the first, a clone for the others): its spec, its
+  // prediction (or its invalid row), its flags.
+  std::pair<JobSpec, SweepRow> point(const std::vector<Override>& combo, YAML::Node root, PredictionCaches& mine) const {
+    JobSpec job = spec(combo, root, mine);
+    scope_job_price(job, gpu_in_file, req.overrides, combo);
+    SweepRow row{combo, {}};
+    // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
+    // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
+    try {
+      row.prediction = predictor.predict(mine.workloads.resolve(job), mine.learned);
+      if (calibration) calibration->apply(row.prediction);
+    } catch (const InputError& e) {
+      if (combo.empty()) throw;
+      row.prediction = invalid_prediction(job, e.what());
+    }
+    auto& p = row.prediction;
+    // Only a trace reads the per-layer times, and a trace takes one point: a sweep's rows drop them.
+    if (combos.size() > 1) std::vector<TraceLayer>().swap(p.layers);
+    p.job_file = file;
+    p.set_flags = set_flags;
+    for (const auto& ov : combo) p.set_flags.push_back(ov.first + "=" + ov.second);
+    return std::make_pair(std::move(job), std::move(row));
+  }
+
+  // The points after the first, on clones of the loaded tree (each point sets the same keys again),
+  // in contiguous shares, one per thread, each with its own caches. A point whose spec is refused
+  // ends the file as it would one at a time: the first such point's error.
+  void rest(const YAML::Node& loaded, std::vector<PredictionCaches>& caches, std::vector<SweepRow>& rows) const {
+    const std::size_t rest = combos.size() - 1;
+    if (rest == 0) return;
+    const std::size_t shares = std::min<std::size_t>(caches.size(), std::max<std::size_t>(1, rest / kMinPointsPerThread));
+    std::vector<std::vector<SweepRow>> share_rows(shares);
+    std::vector<std::exception_ptr> share_error(shares);
+    const YAML::Node pristine = YAML::Clone(loaded);
+    std::vector<YAML::Node> trees(shares);
+    for (auto& t : trees) t = YAML::Clone(pristine);  // yaml-cpp nodes are not shared across threads
+    auto run_share = [&](std::size_t t) {
+      const std::size_t begin = 1 + rest * t / shares, end = 1 + rest * (t + 1) / shares;
+      try {
+        share_rows[t].reserve(end - begin);
+        for (std::size_t i = begin; i < end; ++i)
+          share_rows[t].push_back(point(combos[i], YAML::Clone(trees[t]), caches[t]).second);
+      } catch (...) {
+        share_error[t] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < shares; ++t) pool.emplace_back(run_share, t);
+    run_share(0);
+    for (auto& th : pool) th.join();
+    for (std::size_t t = 0; t < shares; ++t) {
+      if (share_error[t]) std::rethrow_exception(share_error[t]);
+      for (auto& r : share_rows[t]) rows.push_back(std::move(r));
+    }
+  }
+};
+
+// The row a job file that cannot be read becomes when other files still print.
+SweepRow bad_file_row(const std::string& file, const std::vector<Override>& first_combo,
+                      const std::vector<std::string>& set_flags, const std::string& error) {
+  SweepRow bad;
+  for (const auto& ov : first_combo) bad.settings.emplace_back(ov.first, "");
+  bad.prediction.valid = false;
+  bad.prediction.error = error;
+  bad.prediction.job_file = file;
+  bad.prediction.set_flags = set_flags;
+  bad.prediction.num_gpus = 0;
+  return bad;
+}
+
+std::string trace_of(const std::vector<SweepRow>& rows) {
+  if (rows.size() != 1) throw InputError("--trace needs exactly one job (no sweep)");
+  // 20000 layers x 64 micro-batches took 140 s and 5 GB for a 300 MB file. Refuse what no trace
+  // viewer could open anyway.
+  const auto& p = rows.front().prediction;
+  const double events = chrome_trace_layer_events(p);
+  if (events > kMaxTraceEvents)
+    throw InputError("--trace: " + std::to_string(p.layers.size()) + " layers x " +
+                     std::to_string(chrome_trace_microbatches(p)) + " micro-batches is " +
+                     std::to_string(static_cast<long long>(events)) + " events, more than " +
+                     std::to_string(kMaxTraceEvents) + "; trace a smaller grad_accum");
+  return render_chrome_trace(p);
+}
+
+}  // namespace
+
 PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predictor) {
   if (req.job_files.empty()) throw InputError("no job file given (usage: ptp-predict JOB.yaml [...])");
   if (req.search && !req.sweeps.empty()) throw InputError("--search and --sweep cannot be combined (list the values in --space)");
@@ -146,7 +269,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   caches.reserve(static_cast<std::size_t>(req.threads));
   for (int t = 0; t < req.threads; ++t) caches.emplace_back(predictor.catalogs());
   std::vector<std::string> job_notes;  // what reading each job file warned about, once per file
-  std::vector<std::string> set_flags;  // the command's --set flags, which every row carries
+  std::vector<std::string> set_flags;
   for (const auto& ov : req.overrides)
     if (!is_unset(ov)) set_flags.push_back(ov.first + "=" + ov.second);
   bool bad_file = false;
@@ -154,104 +277,19 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     // With several job files, a bad one is its row's error and the others still print (exit 2).
     const std::size_t rows_before = rows.size();
     try {
-    const auto doc = YamlReader::load_file(file);
-    if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
-    // Every sweep point edits its own tree: the first the loaded one, later ones a clone of it taken
-    // before any edit (re-parsing the text was a third of a 10k-point sweep). YAML::Clone drops
-    // line:column marks, so a point whose spec is refused is redone on a fresh parse: its error
-    // then points into the file as the first point's would.
-    const std::string gpu_in_file = file_gpu(doc.node());
-    // One point of the sweep, on `root` (the loaded tree for the first, a clone for the others):
-    // its spec, its prediction (or its invalid row), its flags.
-    auto point = [&](const std::vector<Override>& combo, YAML::Node root, PredictionCaches& mine) {
-      auto spec_of = [&](YAML::Node tree) {
-        for (const auto& ov : req.overrides) apply_override(tree, ov, mine.flag_values);
-        for (const auto& ov : combo) apply_override(tree, ov, mine.flag_values);
-        try {
-          JobSpec parsed = parse_job_spec(YamlReader(tree, file, ""));
-          note_flag_fields(parsed, req.overrides, combo);
-          return parsed;
-        } catch (const InputError& e) {
-          throw blame_flags(e, req.overrides, combo);
-        }
-      };
-      auto spec = [&] {
-        if (&combo == &combos.front()) return spec_of(root);
-        try {
-          return spec_of(root);
-        } catch (const InputError&) {
-          // YAML::Clone drops line:column marks: a refused point is redone on a fresh parse, so that
-          // its error points into the file as the first point's would.
-          return spec_of(YamlReader::load_string(read_text_file(file, 4u << 20, "YAML text"), file).node());
-        }
-      };
-      JobSpec job = spec();
-      scope_job_price(job, gpu_in_file, req.overrides, combo);
-      SweepRow row{combo, {}};
-      // In a sweep, a combination that cannot run (a layout that does not divide the cluster, a
-      // precision the GPU lacks) is a row marked invalid, not the end of the sweep.
-      try {
-        row.prediction = predictor.predict(mine.workloads.resolve(job), mine.learned);
-        if (calibration) calibration->apply(row.prediction);
-      } catch (const InputError& e) {
-        if (combo.empty()) throw;
-        row.prediction = invalid_prediction(job, e.what());
-      }
-      auto& p = row.prediction;
-      // Only a trace reads the per-layer times, and a trace takes one point: a sweep's rows drop them.
-      if (combos.size() > 1) std::vector<TraceLayer>().swap(p.layers);
-      p.job_file = file;
-      p.set_flags = set_flags;
-      for (const auto& ov : combo) p.set_flags.push_back(ov.first + "=" + ov.second);
-      return std::make_pair(std::move(job), std::move(row));
-    };
-    // The first point on the loaded tree; its job's warnings are the file's.
-    {
-      auto first = point(combos.front(), doc.node(), caches.front());
+      const auto doc = YamlReader::load_file(file);
+      if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
+      const FileSweep sweep{req, predictor, calibration ? &*calibration : nullptr, combos, set_flags, file,
+                            file_gpu(doc.node())};
+      // The first point on the loaded tree; its job's warnings are the file's.
+      auto first = sweep.point(combos.front(), doc.node(), caches.front());
       for (const auto& w : job_warnings(first.first, predictor.catalogs())) job_notes.push_back("warning: " + w);
       rows.push_back(std::move(first.second));
-    }
-    // The others on clones of the tree taken before any edit (re-parsing the text was a third of a
-    // 10k-point sweep), in contiguous shares, one per thread, each with its own caches. A point
-    // whose spec is refused ends the file as it would one at a time: the first such point's error.
-    const std::size_t rest = combos.size() - 1;
-    const std::size_t shares = std::min<std::size_t>(caches.size(), std::max<std::size_t>(1, rest / kMinPointsPerThread));
-    std::vector<std::vector<SweepRow>> share_rows(shares);
-    std::vector<std::exception_ptr> share_error(shares);
-    const YAML::Node pristine = rest > 0 ? YAML::Clone(doc.node()) : YAML::Node();
-    std::vector<YAML::Node> trees(shares);
-    for (auto& t : trees) t = YAML::Clone(pristine);  // yaml-cpp nodes are not shared across threads
-    auto run_share = [&](std::size_t t) {
-      const std::size_t begin = 1 + rest * t / shares, end = 1 + rest * (t + 1) / shares;
-      try {
-        share_rows[t].reserve(end - begin);
-        for (std::size_t i = begin; i < end; ++i)
-          share_rows[t].push_back(point(combos[i], YAML::Clone(trees[t]), caches[t]).second);
-      } catch (...) {
-        share_error[t] = std::current_exception();
-      }
-    };
-    if (rest > 0) {
-      std::vector<std::thread> pool;
-      for (std::size_t t = 1; t < shares; ++t) pool.emplace_back(run_share, t);
-      run_share(0);
-      for (auto& th : pool) th.join();
-    }
-    for (std::size_t t = 0; t < shares; ++t) {
-      if (share_error[t]) std::rethrow_exception(share_error[t]);
-      for (auto& r : share_rows[t]) rows.push_back(std::move(r));
-    }
+      sweep.rest(doc.node(), caches, rows);
     } catch (const InputError& e) {
       if (req.job_files.size() == 1) throw;
       rows.resize(rows_before);
-      SweepRow bad;
-      for (const auto& ov : combos.front()) bad.settings.emplace_back(ov.first, "");
-      bad.prediction.valid = false;
-      bad.prediction.error = e.what();
-      bad.prediction.job_file = file;
-      bad.prediction.set_flags = set_flags;
-      bad.prediction.num_gpus = 0;
-      rows.push_back(std::move(bad));
+      rows.push_back(bad_file_row(file, combos.front(), set_flags, e.what()));
       job_notes.push_back(std::string("error: ") + e.what());
       bad_file = true;
     }
@@ -264,22 +302,8 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     for (const auto& c : caches) report.add(c.report());
     out.stderr_lines.push_back(report.text());
   }
-  const bool sweep = !req.sweeps.empty();
-  out.stdout_text = find_output_format(req.format).render(rows, sweep);
-  if (!req.trace_path.empty()) {
-    if (rows.size() != 1) throw InputError("--trace needs exactly one job (no sweep)");
-    // 20000 layers x 64 micro-batches took 140 s and 5 GB for a 300 MB file. Refuse what no trace
-    // viewer could open anyway.
-    const auto& p = rows.front().prediction;
-    const double events = chrome_trace_layer_events(p);
-    if (events > kMaxTraceEvents)
-      throw InputError("--trace: " + std::to_string(p.layers.size()) + " layers x " +
-                       std::to_string(chrome_trace_microbatches(p)) +
-                       " micro-batches is " + std::to_string(static_cast<long long>(events)) + " events, more than " +
-                       std::to_string(kMaxTraceEvents) + "; trace a smaller grad_accum");
-    out.trace_json = render_chrome_trace(p);
-  }
-
+  out.stdout_text = find_output_format(req.format).render(rows, !req.sweeps.empty());
+  if (!req.trace_path.empty()) out.trace_json = trace_of(rows);
   std::vector<const Prediction*> predictions;
   for (const auto& r : rows) predictions.push_back(&r.prediction);
   check_budgets(req, predictions, out);

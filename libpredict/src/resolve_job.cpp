@@ -2,7 +2,7 @@
 #include <cmath>
 #include <optional>
 
-#include "analytical/parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "analytical/step_memo.hpp"
 #include "ptp/predict/launch_import.hpp"
 #include "ptp/predict/resolved_job.hpp"

@@ -1,10 +1,10 @@
-#include "cuda_work.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-#include "cuda_choices.hpp"
+#include "ptp/profile/detail/cuda_choices.hpp"
 #include "ptp/profile/busbw.hpp"
 #include "ptp/vocab/error.hpp"
 

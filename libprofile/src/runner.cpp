@@ -18,7 +18,7 @@
 #include "ptp/profile/plan.hpp"
 #include "ptp/profile/progress.hpp"
 #include "ptp/profile/row_writer.hpp"
-#include "cuda_work.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 #include "stop_signal.hpp"
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/error.hpp"

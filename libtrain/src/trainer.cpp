@@ -15,8 +15,8 @@
 #include "ptp/predict/energy.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/learned/features.hpp"
-#include "ptp/train/energy_evaluation.hpp"
-#include "ptp/train/memory_evaluation.hpp"
+#include "ptp/eval/energy_evaluation.hpp"
+#include "ptp/eval/memory_evaluation.hpp"
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
 #include "ptp/predict/resolved_job.hpp"
@@ -201,9 +201,9 @@ double mean_learned_share(const std::vector<RunRow>& rows) {
 std::string memory_report(const TrainOptions& o, const Catalogs& catalogs, nlohmann::json& metrics) {
   const fs::path memory_csv = fs::path(o.data_dir) / "memory.csv";
   if (!fs::is_regular_file(memory_csv)) return std::string();
-  MemoryEvaluationOptions mo;
+  eval::MemoryEvaluationOptions mo;
   mo.memory_csv = memory_csv.string();
-  const auto memory = evaluate_memory(mo, catalogs);
+  const auto memory = eval::evaluate_memory(mo, catalogs);
   metrics["memory"] = memory.summary;
   o.log("memory: " + metrics["memory"].dump());
   return memory.markdown;
@@ -221,10 +221,10 @@ std::string demote_headings(std::string md) {
 std::string energy_report(const TrainOptions& o, nlohmann::json& metrics) {
   const fs::path power_csv = fs::path(o.data_dir) / "power.csv";
   if (!fs::is_regular_file(power_csv)) return std::string();
-  EnergyEvaluationOptions eo;
+  eval::EnergyEvaluationOptions eo;
   eo.power_csv = power_csv.string();
   eo.config_dir = o.config_dir.empty() ? config_root() : o.config_dir;
-  const auto energy = evaluate_energy(eo);
+  const auto energy = eval::evaluate_energy(eo);
   metrics["energy"] = energy.summary;
   o.log("energy: " + metrics["energy"].dump());
   return energy.markdown;

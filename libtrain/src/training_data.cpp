@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "ptp/predict/learned/sha256.hpp"
-#include "ptp/train/llm_row_reading.hpp"
+#include "ptp/vocab/llm_run_reading.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
@@ -18,6 +18,11 @@
 #include "ptp/vocab/suggest.hpp"
 
 namespace ptp::train {
+
+using vocab::canonical_model_from_notes;
+using vocab::LlmRunReading;
+using vocab::PublishedLlmRun;
+using vocab::read_llm_run;
 
 Framework framework_id(const std::string& published) {
   const std::string f = to_lower(published);
@@ -194,7 +199,7 @@ void exclude_sequences_faster_than_shorter_ones(Table<RunRecord>& t) {
   t.rows = std::move(kept);
 }
 
-// The published LLM tables leave out what their framework's recipes set (llm_row_reading.hpp): the
+// The published LLM tables leave out what their framework's recipes set (llm_run_reading.hpp): the
 // same reading tests/llm's evaluation uses, so a run is one job everywhere.
 void read_as_llm_framework_ran_it(const CsvTable& csv, const CsvRow& row, JobSpec& j) {
   PublishedLlmRun published;

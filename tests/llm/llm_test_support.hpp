@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analytical/parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/vocab/error.hpp"

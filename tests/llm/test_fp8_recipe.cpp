@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "llm_test_support.hpp"
-#include "ptp/train/llm_row_reading.hpp"
+#include "ptp/vocab/llm_run_reading.hpp"
 #include "ptp/vocab/fp8_recipe.hpp"
 
 using namespace ptp;
@@ -91,11 +91,11 @@ TEST_CASE("an unknown FP8 recipe is a one-line error naming the key", "[llm][fp8
 }
 
 TEST_CASE("published FP8 rows name their recipe as published", "[llm][fp8]") {
-  train::PublishedLlmRun row;
+  vocab::PublishedLlmRun row;
   row.framework = "torchtitan (PyTorch FSDP2/DTensor)";
   row.precision = "fp8";
   row.precision_as_published = "float8 rowwise (torchao) + BF16";
-  CHECK(train::read_llm_run(row).fp8_recipe == "rowwise");
+  CHECK(vocab::read_llm_run(row).fp8_recipe == "rowwise");
   row.precision_as_published = "Float8 (torchao float8 tensorwise)";
-  CHECK(train::read_llm_run(row).fp8_recipe.empty());
+  CHECK(vocab::read_llm_run(row).fp8_recipe.empty());
 }

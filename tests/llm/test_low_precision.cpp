@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "analytical/parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "llm_test_support.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <set>
 
-#include "cuda_choices.hpp"
-#include "kernel_math.hpp"
+#include "ptp/profile/detail/cuda_choices.hpp"
+#include "ptp/profile/detail/kernel_math.hpp"
 #include "ptp/vocab/error.hpp"
 
 using namespace ptp::profile;

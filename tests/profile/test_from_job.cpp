@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "cuda_work.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 #include "from_job.hpp"
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/resolved_job.hpp"

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "cuda_work.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 #include "ptp/profile/cuda_device.hpp"
 #include "ptp/profile/plan.hpp"
 #include "ptp/profile/sweep.hpp"

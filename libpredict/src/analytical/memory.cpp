@@ -5,7 +5,7 @@
 // batch's stash times the micro-batches a 1F1B stage holds, reduced by recomputation.
 #include <algorithm>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "ptp/vocab/attention_kernel.hpp"
 #include "recompute_policy.hpp"
 #include "step_memo.hpp"

@@ -3,7 +3,7 @@
 // first and DP/PP neighbours are tp*cp (or tp*cp*dp) ranks apart.
 #include <algorithm>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 
 namespace ptp {
 

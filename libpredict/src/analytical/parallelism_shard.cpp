@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 
 namespace ptp {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 
 namespace ptp {
 

@@ -2,7 +2,7 @@
 // placeholder row for a job that could not be predicted.
 #include <cstdio>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 
 namespace ptp {
 

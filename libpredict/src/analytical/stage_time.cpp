@@ -5,7 +5,7 @@
 #include <array>
 #include <map>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "recompute_policy.hpp"
 #include "step_memo.hpp"
 

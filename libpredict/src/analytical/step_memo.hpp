@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "ptp/predict/prediction_caches.hpp"
 
 namespace ptp {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "step_memo.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 

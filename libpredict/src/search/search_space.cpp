@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "../analytical/parallelism.hpp"
+#include "ptp/predict/detail/parallelism.hpp"
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/csv.hpp"

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "../cuda_choices.hpp"
-#include "../cuda_work.hpp"
+#include "ptp/profile/detail/cuda_choices.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 #include "cuda_dtypes.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"

@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "../cuda_choices.hpp"
+#include "ptp/profile/detail/cuda_choices.hpp"
 #include "cupti_activity.hpp"
 #include "ptp/profile/row.hpp"
 

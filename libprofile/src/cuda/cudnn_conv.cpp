@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "../cuda_choices.hpp"
-#include "../cuda_work.hpp"
+#include "ptp/profile/detail/cuda_choices.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 #include "cuda_dtypes.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"

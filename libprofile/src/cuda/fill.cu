@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "../kernel_math.hpp"
+#include "ptp/profile/detail/kernel_math.hpp"
 #include "cuda_check.hpp"
 #include "ptp/vocab/error.hpp"
 

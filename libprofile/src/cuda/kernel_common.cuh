@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include "../cuda_work.hpp"
-#include "../kernel_math.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
+#include "ptp/profile/detail/kernel_math.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"
 #include "ptp/profile/microbenchmark.hpp"

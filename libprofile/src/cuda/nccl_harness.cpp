@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "../cuda_choices.hpp"
-#include "../cuda_work.hpp"
+#include "ptp/profile/detail/cuda_choices.hpp"
+#include "ptp/profile/detail/cuda_work.hpp"
 #include "cuda_measure.hpp"
 #include "fill.hpp"
 #include "ptp/profile/busbw.hpp"

@@ -29,14 +29,12 @@ class CollectiveTimeModel {
 // e_max * work / (work + peak_rate * t_half): small kernels cannot fill a big GPU, which is why a
 // constant efficiency overestimates new, faster GPUs.
 struct AnalyticalConstants {
-  // Calibrated once against the public runs (datasets/runs.csv): the first guesses (0.72 GEMM,
-  // 0.80 memory) predicted steps ~25 % too fast across models, GPUs and precisions alike.
+  // Calibrated once against the public runs (datasets/runs.csv; docs/constants.md).
   double gemm_tc_emax = 0.60, gemm_simt_emax = 0.70, gemm_t_half_s = 6e-6;
   // FP32 (non-tensor-core) 3x3 stride-1 convs: cuDNN's Winograd kernels need fewer multiplies than
   // the direct count, F(2x2,3x3) 2.25x and F(4x4,3x3) 4x; after transform overheads ~1.7x effective on
-  // small maps. Maps of at least 32x32 output pixels fill the larger F(4x4) tiles: 2.2x. (Checked on
-  // the CV splits, six seeds: leave-one-model-out 15.22 -> 14.78 %, leave-one-GPU-out 11.28 -> 11.44,
-  // leave-one-scale-out 8.04 -> 8.36, k-fold 6.26 -> 6.29.)
+  // small maps. Maps of at least 32x32 output pixels fill the larger F(4x4) tiles: 2.2x
+  // (docs/constants.md: how the split judged it).
   double winograd_simt_speedup = 1.7;
   double winograd_large_map_speedup = 2.2, winograd_large_map_pixels = 1024;
   // Depthwise convs stream memory at this fraction of memory_emax (strided per-channel access,
@@ -50,8 +48,8 @@ struct AnalyticalConstants {
   double flash2_async_tensor_core_factor = 0.5;
   // Dense tensor-core work draws power in proportion to its rate: a GPU whose dense 16-bit peak per
   // board watt exceeds A100 SXM4's (312 TFLOP/s at 400 W, the GPU the emax values above were set on)
-  // drops its clock under sustained GEMMs. Its tensor-core emax scales by (ratio)^-exponent; the
-  // exponent was set on the LLM runs (H100/B200/GB200 were predicted 18-30 % too fast at 0).
+  // drops its clock under sustained GEMMs. Its tensor-core emax scales by (ratio)^-exponent, the
+  // exponent set on the LLM runs (docs/constants.md).
   double tc_power_ref_flops_per_w = 312e12 / 400, tc_power_exponent = 0.2;
   double rnn_emax = 0.45;
   double memory_emax = 0.70, memory_t_half_s = 2e-6, gather_emax = 0.40;

@@ -71,9 +71,7 @@ struct CalibrationPoint {
 };
 
 // Priors of the fit, sigmas in log space. The departures' sigmas come from ptp-train's calibration
-// report (the within-stack variogram of held-out residuals: only the GPU count differs 0.011, only the
-// batch 0.0075, only the GPU type 0.011, only the precision 0.045): a stack's residual moves by
-// 10-20 % between its configurations, and by more across precisions.
+// report (the within-stack variogram of held-out residuals; docs/constants.md has its figures).
 struct CalibrationPriors {
   double stack = 1.0;            // sigma of c: nearly flat, the points decide the stack's factor
   double gemm = 0.1;             // sigma of g

@@ -22,16 +22,13 @@ struct EnergySpec {
 namespace power_model {
 // Power of a GPU that holds a context and waits (communication, pipeline bubble, host gaps), as a
 // share of TDP where the catalog has no idle_w: the mean of the two measured blocking powers in
-// power.csv (Perseus: A100 83.6 W = 0.28 of 300 W, A40 70.4 W = 0.23 of 300 W).
+// power.csv (docs/constants.md).
 inline constexpr double kIdleShareOfTdp = 0.26;
 // Smallest power cap as a share of TDP where the catalog has no power_limit_min_w (hardware.hpp).
 inline constexpr double kMinLimitShareOfTdp = kDerivedMinPowerLimitShareOfTdp;
 // Share of the dynamic range (TDP - idle) drawn while compute-bound (GEMM / convolution kernels) at
-// default clocks: the median over the 16 Perseus BF16 stage profiles at maximum SM clock of
-// (power - the GPU's waiting power) / (TDP - waiting power), 0.950 (scripts/fit_power_constants.py).
-// Zeus is held out of this fit: its epoch averages span phases the step model draws apart
-// (memory-bound kernels at kMemoryActivity, host gaps at idle), so reading them as compute-bound
-// power biased the constant low (0.883 with them; their power error 12.0 % against 10.6 % without).
+// default clocks: fitted on the Perseus BF16 stage profiles by scripts/fit_power_constants.py, Zeus
+// held out (its epoch averages span phases the step model draws apart; docs/constants.md).
 inline constexpr double kComputeActivity = 0.95;
 // ... while memory-bound (element-wise, normalisation, optimizer). No row of power.csv isolates
 // memory-bound kernels: an assumption (half of the dynamic range), not a fit.
@@ -42,24 +39,21 @@ inline constexpr double kCapSettle = 0.944;
 // How a compute-bound phase slows under a binding cap (CapClockModel): its dynamic power, board power
 // above the waiting floor (idle_w), goes as clock^kCapExponentAboveKnee while the clock stays above
 // kCapKneeClock x its default (voltage falls with the clock), and in proportion to the clock below it
-// (voltage at its floor), so a cap near the floor stretches the step steeply. Fitted by
-// ptp_eval_energy (libtrain energy_evaluation.cpp) on the 367 capped Zeus rows of GPU-bound jobs
-// (ResNet-50, BERT-base; caps 0.33-0.9 x TDP) as the product predicts them: time 5.3 %, energy
-// 6.5 % MAPE in sample (the single power law before it, exponent 0.397: 12.2 % and 13.1 %, 26 % below
-// 0.6 x TDP); each GPU left out of the fit: time 4.6-9.0 %, energy 5.4-8.9 % (docs/energy-evaluation.md).
+// (voltage at its floor), so a cap near the floor stretches the step steeply. Fitted by ptp-eval
+// energy (libeval energy_cap_fit.cpp) on the capped Zeus rows of GPU-bound jobs as the product
+// predicts them (docs/energy-evaluation.md, docs/constants.md).
 inline constexpr double kCapKneeClock = 0.90;
 inline constexpr double kCapExponentAboveKnee = 6.0;
 // Memory-bound phases: a cap lowers SM clocks, not the memory clock. Their phase stretches by
 // (P / P')^0.2, half the single power law's exponent the compute phases had before the clock model
 // (assumed: no row of power.csv isolates memory-bound kernels).
 inline constexpr double kCapTimeExponentMemory = 0.20;
-// Defaults when the job's energy section does not say: GPUs are ~70 % of server power during
-// training (Zeus project page; Dodge et al. 2022 Table 1: 74 %), and datacentre PUE 1.1 (Patterson
-// et al. 2021 Table 4: 1.09-1.12).
+// Defaults when the job's energy section does not say: the GPUs' share of server power during
+// training, and the datacentre PUE (published figures: docs/constants.md).
 inline constexpr double kBoardShareOfNode = 0.70;
 // Half-width of the power model's 80 % band, in log space: the 80th percentile of
 // |log(predicted / measured)| average board power over the rows no fit saw (flopmetrics busy power,
-// Zeus' GPU-bound rows predicted with the constants fitted without Zeus); ptp_eval_energy recomputes it.
+// Zeus' GPU-bound rows predicted with the constants fitted without Zeus); ptp-eval energy recomputes it.
 inline constexpr double kPowerBand80Log = 0.16;
 inline constexpr double kDefaultPue = 1.10;
 }  // namespace power_model
@@ -96,7 +90,7 @@ double gpu_idle_w(const GpuSpec& g);
 double gpu_power_limit_min_w(const GpuSpec& g);
 double gpu_power_limit_max_w(const GpuSpec& g);
 
-// The cap's clock model (power_model::kCapKneeClock): ptp_eval_energy refits it with other values.
+// The cap's clock model (power_model::kCapKneeClock): ptp-eval energy refits it with other values.
 struct CapClockModel {
   double knee_clock = power_model::kCapKneeClock;
   double exponent_above_knee = power_model::kCapExponentAboveKnee;

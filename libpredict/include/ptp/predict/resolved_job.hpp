@@ -66,7 +66,7 @@ struct SharedWorkload {
   int blocks = 0;  // count_blocks(workload)
   std::shared_ptr<StepMemo> memo;
   // Sums over every op, the same for each layout: workload.fwd_flops(), bwd_flops() and
-  // model_flops_per_microbatch(workload, true) (analytical/parallelism.hpp).
+  // model_flops_per_microbatch(workload, true) (ptp/predict/detail/parallelism.hpp).
   double fwd_flops = 0, bwd_flops = 0, model_flops = 0;
   double attention_model_flops = 0;  // attention_model_flops_per_microbatch(workload)
   // Read once for a transformer that has them all (else every layout reads them, as resolve_job and

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace ptp::train {
+namespace ptp::eval {
 
 struct EnergyEvaluationOptions {
   std::string power_csv;
@@ -21,4 +21,4 @@ struct EnergyEvaluation {
 };
 EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o);
 
-}  // namespace ptp::train
+}  // namespace ptp::eval

@@ -14,7 +14,10 @@
 // GPU left out); the other constants are energy.hpp's and the catalog's, and the
 // leave-one-source-out tables drop what Zeus contributes (the waiting power of the GPUs only Zeus
 // measures) and recompute the compute-bound activity from Perseus alone.
-#include "ptp/train/energy_evaluation.hpp"
+#include "ptp/eval/energy_evaluation.hpp"
+
+#include "energy_cap_fit.hpp"
+#include "error_groups.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,30 +35,20 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp::train {
+namespace ptp::eval {
+
+using detail::abs_log_quantile80;
+using detail::cap_clock_fit;
+using detail::CapRow;
+using detail::Err;
+using detail::Groups;
+using detail::summary_of;
+using detail::table;
 
 namespace {
 
 double num(const std::string& s) { return s.empty() ? NAN : std::strtod(s.c_str(), nullptr); }
 
-struct Err {
-  std::vector<double> e;  // signed relative errors
-  void add(double pred, double meas) {
-    if (pred > 0 && meas > 0) e.push_back(pred / meas - 1);
-  }
-  double mape() const {
-    double s = 0;
-    for (double x : e) s += std::fabs(x);
-    return e.empty() ? NAN : 100 * s / static_cast<double>(e.size());
-  }
-  double bias() const {  // median signed error
-    if (e.empty()) return NAN;
-    auto v = e;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return 100 * v[v.size() / 2];
-  }
-};
-using Groups = std::map<std::string, Err>;
 
 std::string job_yaml(const std::string& model, const std::string& precision, const std::string& gpu, long batch,
                      long seq_len, double cap, const std::string& memory_convention = "") {
@@ -149,38 +142,6 @@ double board_j_with(const Prediction& p, double activity, double idle_w) {
          p.num_gpus;
 }
 
-std::string table(const std::string& title, const Groups& m) {
-  std::string md = "\n" + title + "\n\n| group | rows | MAPE % | median signed error % |\n|---|---:|---:|---:|\n";
-  Err all;
-  char line[256];
-  for (const auto& [k, v] : m) {
-    std::snprintf(line, sizeof line, "| %s | %zu | %.1f | %+.1f |\n", k.c_str(), v.e.size(), v.mape(), v.bias());
-    md += line;
-    all.e.insert(all.e.end(), v.e.begin(), v.e.end());
-  }
-  std::snprintf(line, sizeof line, "| **all** | %zu | %.1f | %+.1f |\n", all.e.size(), all.mape(), all.bias());
-  return md + line;
-}
-
-nlohmann::json summary_of(const Groups& m) {
-  Err all;
-  for (const auto& [k, v] : m) all.e.insert(all.e.end(), v.e.begin(), v.e.end());
-  if (all.e.empty()) return {{"rows", 0}};
-  return {{"rows", all.e.size()}, {"mape", all.mape()}, {"median_signed", all.bias()}};
-}
-
-// The 80th percentile of |log(predicted / measured)| over groups: the width of the power model's
-// 80 % band (power_model::kPowerBand80Log).
-double abs_log_quantile80(std::initializer_list<const Groups*> groups) {
-  std::vector<double> v;
-  for (const Groups* g : groups)
-    for (const auto& [k, err] : *g)
-      for (double x : err.e) v.push_back(std::fabs(std::log1p(x)));
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(0.8 * static_cast<double>(v.size())))];
-}
-
 // Share of the measured values inside the prediction's 80 % energy band.
 struct Coverage {
   int inside = 0, rows = 0;
@@ -189,14 +150,6 @@ struct Coverage {
     inside += measured >= predicted * e.band_low_factor && measured <= predicted * e.band_high_factor;
   }
   double share() const { return rows ? static_cast<double>(inside) / rows : NAN; }
-};
-
-// A capped row of a GPU-bound Zeus job, kept to refit the cap's clock model (cap_clock_fit).
-struct CapRow {
-  ResolvedJob capped_job;
-  Prediction uncapped;
-  std::string gpu;
-  double time_ratio, energy_ratio;  // measured, relative to the configuration's uncapped row
 };
 
 struct Tables {
@@ -282,75 +235,6 @@ void zeus_tables(const CsvTable& t, const Predictor& predictor, double held_out_
       }
     }
   }
-}
-
-// The capped GPU-bound rows' errors (MAPE %) under a clock model: each row's uncapped prediction
-// capped again with `model`, over the rows `keep` accepts.
-struct CapFitError {
-  int rows = 0;
-  double time = NAN, energy = NAN;
-};
-using CapRowFilter = std::function<bool(const CapRow&)>;
-CapFitError cap_fit_error(const std::vector<CapRow>& rows, const CapClockModel& model, const CapRowFilter& keep) {
-  CapFitError out;
-  double t = 0, e = 0;
-  for (const CapRow& r : rows) {
-    if (!keep(r)) continue;
-    Prediction capped = r.uncapped;
-    apply_power_model(r.capped_job, capped, model);
-    t += std::fabs(capped.iteration_s / r.uncapped.iteration_s / r.time_ratio - 1);
-    e += std::fabs(capped.energy.board_j_per_step / r.uncapped.energy.board_j_per_step / r.energy_ratio - 1);
-    ++out.rows;
-  }
-  if (out.rows) out.time = 100 * t / out.rows, out.energy = 100 * e / out.rows;
-  return out;
-}
-
-// The grid's clock model with the least step-time MAPE on the rows `keep` accepts.
-CapClockModel fit_cap_clock(const std::vector<CapRow>& rows, const CapRowFilter& keep) {
-  CapClockModel best;
-  double best_time = INFINITY;
-  for (int k = 10; k <= 20; ++k)
-    for (int x = 3; x <= 16; ++x) {
-      const CapClockModel m{k * 0.05, x * 0.5};
-      const double time = cap_fit_error(rows, m, keep).time;
-      if (time < best_time - 1e-9) best_time = time, best = m;
-    }
-  return best;
-}
-
-// energy.hpp's CapClockModel refitted on the capped GPU-bound Zeus rows, in sample and leaving each GPU out.
-std::string cap_clock_fit(const std::vector<CapRow>& rows, nlohmann::json& summary) {
-  std::string md =
-      "\n## The cap's clock model, fitted here\n\nThe knee clock and the exponent above it (energy.hpp "
-      "CapClockModel) on a grid (knee 0.50-1.00 by 0.05, exponent 1.5-8 by 0.5), minimising the step-time MAPE of "
-      "the capped GPU-bound Zeus rows above (ResNet-50, BERT-base) as the step model predicts them; then each GPU "
-      "in turn left out of the fit and predicted with the constants fitted on the others.\n\n"
-      "| fitted on | knee clock | exponent above the knee | judged on | rows | time MAPE % | energy MAPE % |\n"
-      "|---|---:|---:|---|---:|---:|---:|\n";
-  char line[256];
-  auto add = [&](const std::string& on, const CapClockModel& m, const std::string& judged, const CapFitError& e) {
-    std::snprintf(line, sizeof line, "| %s | %.2f | %.1f | %s | %d | %.1f | %.1f |\n", on.c_str(), m.knee_clock,
-                  m.exponent_above_knee, judged.c_str(), e.rows, e.time, e.energy);
-    md += line;
-  };
-  const auto every = [](const CapRow&) { return true; };
-  const CapClockModel shipped, all = fit_cap_clock(rows, every);
-  add("(shipped, energy.hpp)", shipped, "all GPUs", cap_fit_error(rows, shipped, every));
-  add("all GPUs", all, "all GPUs (in sample)", cap_fit_error(rows, all, every));
-  std::set<std::string> gpus;
-  for (const CapRow& r : rows) gpus.insert(r.gpu);
-  nlohmann::json held = nlohmann::json::object();
-  for (const std::string& g : gpus) {
-    const CapClockModel m = fit_cap_clock(rows, [&](const CapRow& r) { return r.gpu != g; });
-    const CapFitError e = cap_fit_error(rows, m, [&](const CapRow& r) { return r.gpu == g; });
-    add("all but " + g, m, g + " (held out)", e);
-    held[g] = {{"knee_clock", m.knee_clock}, {"exponent_above_knee", m.exponent_above_knee}, {"rows", e.rows},
-               {"time_mape", e.time}, {"energy_mape", e.energy}};
-  }
-  summary = {{"fitted", {{"knee_clock", all.knee_clock}, {"exponent_above_knee", all.exponent_above_knee}}},
-             {"leave_one_gpu_out", held}};
-  return md;
 }
 
 // flopmetrics loads the model with torch_dtype and trains it without autocast: weights, gradients
@@ -506,4 +390,4 @@ EnergyEvaluation evaluate_energy(const EnergyEvaluationOptions& o) {
   return out;
 }
 
-}  // namespace ptp::train
+}  // namespace ptp::eval

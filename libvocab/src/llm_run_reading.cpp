@@ -1,8 +1,8 @@
-#include "ptp/train/llm_row_reading.hpp"
+#include "ptp/vocab/llm_run_reading.hpp"
 
 #include <algorithm>
 
-namespace ptp::train {
+namespace ptp::vocab {
 
 namespace {
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
@@ -68,4 +68,4 @@ std::string canonical_model_from_notes(const std::string& notes) {
   return notes.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-}  // namespace ptp::train
+}  // namespace ptp::vocab

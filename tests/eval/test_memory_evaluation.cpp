@@ -1,4 +1,4 @@
-// The memory evaluation ptp-train writes into its report (libtrain memory_evaluation.cpp), on rows of
+// The memory evaluation ptp-train writes into its report (libeval memory_evaluation.cpp), on rows of
 // the shipped datasets/memory.csv (published measurements): a row whose published peak is below what
 // its own configuration keeps resident is set aside with that reason, and the same row with a peak
 // above it is judged.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ptp/train/memory_evaluation.hpp"
+#include "ptp/eval/memory_evaluation.hpp"
 #include "ptp/vocab/csv.hpp"
 
 namespace {
@@ -30,20 +30,20 @@ std::string table_with_row(const std::string& row_id, const std::string& measure
   return "";
 }
 
-ptp::train::MemoryEvaluation evaluate(const std::string& csv_text, const std::string& name) {
+ptp::eval::MemoryEvaluation evaluate(const std::string& csv_text, const std::string& name) {
   const auto path = (std::filesystem::temp_directory_path() / name).string();
   std::ofstream(path) << csv_text;
-  ptp::train::MemoryEvaluationOptions o;
+  ptp::eval::MemoryEvaluationOptions o;
   o.memory_csv = path;
   static const ptp::Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
-  auto e = ptp::train::evaluate_memory(o, catalogs);
+  auto e = ptp::eval::evaluate_memory(o, catalogs);
   std::filesystem::remove(path);
   return e;
 }
 }  // namespace
 
 TEST_CASE("a published peak below its configuration's resident training state is set aside, not judged",
-          "[memory][train]") {
+          "[memory][eval]") {
   // litgpt's full fine-tune of Llama 3.2 3B on one A10G, AdamW on bf16-true weights: 15.4 GiB published.
   const auto below = evaluate(table_with_row("184"), "ptp-memory-eval-below.csv");
   CHECK(below.summary.at("rows").get<int>() == 0);

@@ -1,8 +1,9 @@
 #pragma once
 // Model-parallel layouts (Megatron-style tensor / pipeline / context / expert parallelism and
 // ZeRO/FSDP sharding): how one GPU's share of a micro-batch is derived from the whole-model
-// workload, which ranks talk to which, and the arithmetic of schedules, volumes and FLOPs. Private
-// to libpredict (and tests/llm); the public surface is predict_analytical().
+// workload, which ranks talk to which, and the arithmetic of schedules, volumes and FLOPs. An
+// internal of libpredict (detail/: its analytical model and search share it, and the LLM tests check
+// its arithmetic); the public surface is predict_analytical().
 #include <map>
 #include <optional>
 #include <string>

@@ -2,10 +2,10 @@
 // its error statistics.
 #include <catch2/catch.hpp>
 
-#include "eval_rows.hpp"
+#include "ptp/eval/llm_rows.hpp"
 
 using namespace ptp;
-using namespace ptp::llm_eval;
+using namespace ptp::eval;
 
 namespace {
 const char* kHeader =

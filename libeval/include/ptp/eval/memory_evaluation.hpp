@@ -7,7 +7,7 @@
 
 #include "ptp/predict/resolved_job.hpp"
 
-namespace ptp::train {
+namespace ptp::eval {
 
 struct MemoryEvaluationOptions {
   std::string memory_csv;
@@ -21,4 +21,4 @@ struct MemoryEvaluation {
 };
 MemoryEvaluation evaluate_memory(const MemoryEvaluationOptions& o, const Catalogs& catalogs);
 
-}  // namespace ptp::train
+}  // namespace ptp::eval

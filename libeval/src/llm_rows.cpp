@@ -1,17 +1,17 @@
-#include "eval_rows.hpp"
+#include "ptp/eval/llm_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "ptp/train/llm_row_reading.hpp"
+#include "ptp/vocab/llm_run_reading.hpp"
 
-namespace ptp::llm_eval {
+namespace ptp::eval {
 
-using train::canonical_model_from_notes;
-using train::LlmRunReading;
-using train::PublishedLlmRun;
-using train::read_llm_run;
+using vocab::canonical_model_from_notes;
+using vocab::LlmRunReading;
+using vocab::PublishedLlmRun;
+using vocab::read_llm_run;
 
 namespace {
 std::string cell(const CsvTable& t, const CsvRow& r, const char* col) { return t.text(r, col); }
@@ -49,7 +49,7 @@ EvalRow make_eval_row(const CsvTable& t, const CsvRow& row, const std::vector<st
   e.measured_step_s = num(t, row, "step_time_s");
   e.recompute = cell(t, row, "activation_checkpointing");
   if (e.recompute.empty()) e.recompute = "none";
-  // The rules ptp-train reads the same rows by (ptp/train/llm_row_reading.hpp).
+  // The rules ptp-train reads the same rows by (ptp/vocab/llm_run_reading.hpp).
   PublishedLlmRun published;
   published.framework = e.framework;
   published.sharding = cell(t, row, "sharding");
@@ -157,4 +157,4 @@ std::string parallelism_style(const EvalRow& r) {
   return mp ? "Megatron TP/PP/CP (+DP)" : "DP (DDP/ZeRO-1) only";
 }
 
-}  // namespace ptp::llm_eval
+}  // namespace ptp::eval

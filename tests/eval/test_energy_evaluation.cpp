@@ -1,4 +1,4 @@
-// The energy evaluation ptp-train writes into its report (libtrain energy_evaluation.cpp), on the
+// The energy evaluation ptp-train writes into its report (libeval energy_evaluation.cpp), on the
 // shipped datasets/power.csv (published measurements) and on a synthetic copy whose Perseus powers are
 // changed, which must move the leave-one-source-out activity and nothing in the in-sample tables.
 #include <catch2/catch.hpp>
@@ -7,12 +7,12 @@
 #include <string>
 
 #include "ptp/predict/energy.hpp"
-#include "ptp/train/energy_evaluation.hpp"
+#include "ptp/eval/energy_evaluation.hpp"
 #include "ptp/vocab/csv.hpp"
 #include "support/run_command.hpp"
 
-using ptp::train::evaluate_energy;
-using ptp::train::EnergyEvaluationOptions;
+using ptp::eval::evaluate_energy;
+using ptp::eval::EnergyEvaluationOptions;
 
 namespace {
 EnergyEvaluationOptions options(const std::string& power_csv) {
@@ -23,7 +23,7 @@ EnergyEvaluationOptions options(const std::string& power_csv) {
 }
 }  // namespace
 
-TEST_CASE("the energy evaluation states each source's error and the one held out", "[energy][train]") {
+TEST_CASE("the energy evaluation states each source's error and the one held out", "[energy][eval]") {
   const auto e = evaluate_energy(options(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv"));
   const auto& s = e.summary;
   CHECK(s.at("zeus_power").at("rows").get<int>() > 50);
@@ -53,7 +53,7 @@ TEST_CASE("the energy evaluation states each source's error and the one held out
 }
 
 TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move it, not the in-sample tables",
-          "[energy][train]") {
+          "[energy][eval]") {
   // Synthetic: the published file with every Perseus stage power lowered by a tenth.
   const auto published = ptp::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv");
   const std::size_t power = published.column("avg_power_w_per_gpu"), origin = published.column("origin");
@@ -73,7 +73,7 @@ TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move 
   std::ofstream(path) << out;
   const auto shipped = evaluate_energy(options(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv"));
   const auto moved = evaluate_energy(options(path));
-  const auto activity = [](const ptp::train::EnergyEvaluation& e) {
+  const auto activity = [](const ptp::eval::EnergyEvaluation& e) {
     return e.summary.at("leave_one_source_out").at("zeus_activity_without_zeus").get<double>();
   };
   CHECK(activity(moved) < activity(shipped) - 0.05);
@@ -82,7 +82,7 @@ TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move 
         shipped.summary.at("leave_one_source_out").at("zeus_power").at("mape"));
 }
 
-TEST_CASE("the cap's clock model is the one its fit gives, and the fit follows the capped rows", "[energy][train]") {
+TEST_CASE("the cap's clock model is the one its fit gives, and the fit follows the capped rows", "[energy][eval]") {
   const auto shipped = evaluate_energy(options(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv"));
   const auto& fit = shipped.summary.at("cap_clock_model");
   const ptp::CapClockModel model;

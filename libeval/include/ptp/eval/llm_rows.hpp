@@ -1,6 +1,6 @@
 #pragma once
 // Turning rows of datasets/runs.csv (source = llm, the tidy view of llm_bf16_fp8_throughput.csv)
-// into job specs, and the error statistics the evaluation reports. Shared by ptp_eval_llm and the
+// into job specs, and the error statistics the evaluation reports. Shared by ptp-eval llm and the
 // tests that pin the mapping rules.
 #include <map>
 #include <optional>
@@ -9,7 +9,7 @@
 
 #include "ptp/vocab/csv.hpp"
 
-namespace ptp::llm_eval {
+namespace ptp::eval {
 
 // One data row with what the evaluation needs; `job_yaml` is empty when the row cannot be stated
 // as a job spec, and `skip_reason` says why.
@@ -41,4 +41,4 @@ std::string gpu_family(const std::string& gpu_id);
 std::string pairing_key(const EvalRow& r);
 std::string parallelism_style(const EvalRow& r);
 
-}  // namespace ptp::llm_eval
+}  // namespace ptp::eval

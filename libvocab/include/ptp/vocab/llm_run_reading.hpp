@@ -1,15 +1,15 @@
 #pragma once
 // How the LLM frameworks behind the published throughput tables (datasets/runs.csv, source = llm)
 // ran what their tables leave out. ptp-train (training_data.cpp) and the LLM evaluation
-// (tests/llm/eval_rows.cpp) read the rows through these rules, so a run is the same job in both;
-// tests/llm/EVALUATION.md states them with their sources.
+// (libeval/src/llm_rows.cpp) read the rows through these rules, so a run is the same job in both;
+// docs/llm-evaluation.md states them with their sources.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ptp/vocab/training_layout.hpp"
 
-namespace ptp::train {
+namespace ptp::vocab {
 
 // "megatron" (NeMo, Megatron-Bridge, Megatron-Core), "megatron-2021" (the April 2021 Megatron-LM
 // table: no sequence parallel, no distributed optimizer), "llm-foundry", "torchtitan", "automodel",
@@ -66,4 +66,4 @@ LlmRunReading read_llm_run(const PublishedLlmRun& row);
 // The zoo id a row names in its notes ("source canonical id: qwen3-30b-a3b"), or "".
 std::string canonical_model_from_notes(const std::string& notes);
 
-}  // namespace ptp::train
+}  // namespace ptp::vocab
