@@ -18,17 +18,17 @@ inline int run_main(const char* tool, CLI::App& app, int argc, char** argv, cons
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "%s: error: %s\n", tool, ptp::one_line(e.what()).c_str());
-    return ptp::kExitBadInput;
+    std::fprintf(stderr, "%s: error: %s\n", tool, ptp::vocab::one_line(e.what()).c_str());
+    return ptp::vocab::kExitBadInput;
   }
   try {
     return body();
-  } catch (const ptp::InputError& e) {
+  } catch (const ptp::vocab::InputError& e) {
     std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
-    return ptp::kExitBadInput;
+    return ptp::vocab::kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: internal error: %s\n", tool, e.what());
-    return ptp::kExitInternalError;
+    return ptp::vocab::kExitInternalError;
   }
 }
 

@@ -21,17 +21,17 @@ namespace {
 
 // The published table `name` beside the configs/ folder the tools read (the repository's datasets/).
 std::string dataset_beside_configs(const char* name) {
-  return (std::filesystem::path(ptp::config_root()).parent_path() / "datasets" / name).string();
+  return (std::filesystem::path(ptp::vocab::config_root()).parent_path() / "datasets" / name).string();
 }
 
 // NAME=VALUE of --constant.
 std::pair<std::string, double> constant_setting(const std::string& text) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos) throw ptp::InputError("--constant '" + text + "': expected NAME=VALUE");
+  if (eq == std::string::npos) throw ptp::vocab::InputError("--constant '" + text + "': expected NAME=VALUE");
   const std::string value = text.substr(eq + 1);
   char* end = nullptr;
   const double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0') throw ptp::InputError("--constant '" + text + "': VALUE is not a number");
+  if (value.empty() || *end != '\0') throw ptp::vocab::InputError("--constant '" + text + "': VALUE is not a number");
   return {text.substr(0, eq), v};
 }
 
@@ -39,8 +39,8 @@ std::pair<std::string, double> constant_setting(const std::string& text) {
 
 int main(int argc, char** argv) {
   CLI::App app{"ptp-eval: ptp's estimates against the published measurements in datasets/"};
-  app.set_version_flag("--version", ptp::version_line("ptp-eval", ""));
-  app.footer(ptp::exit_codes_help("ptp-eval"));
+  app.set_version_flag("--version", ptp::vocab::version_line("ptp-eval", ""));
+  app.footer(ptp::vocab::exit_codes_help("ptp-eval"));
   app.require_subcommand(1);
   std::string config_dir;
   app.add_option("--config-dir", config_dir, "configs/ directory (GPU catalog, fabrics, model zoo)");
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   energy_cmd->add_option("--bundle", energy.bundle_dir, "learned bundle (default: the analytical step model)");
 
   return ptp::cli::run_main("ptp-eval", app, argc, argv, [&] {
-    if (config_dir.empty()) config_dir = ptp::config_root();
+    if (config_dir.empty()) config_dir = ptp::vocab::config_root();
     if (*llm_cmd) {
       llm.config_dir = config_dir;
       if (llm.runs_csv.empty()) llm.runs_csv = dataset_beside_configs("runs.csv");
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
       ptp::eval::report_llm_evaluation(llm, stdout, stderr);
     } else if (*memory_cmd) {
       if (memory.memory_csv.empty()) memory.memory_csv = dataset_beside_configs("memory.csv");
-      const ptp::Catalogs catalogs(config_dir);
+      const ptp::predict::Catalogs catalogs(config_dir);
       std::cout << "# ptp-eval memory: " << memory.memory_csv << "\n\n"
                 << ptp::eval::evaluate_memory(memory, catalogs).markdown;
     } else if (*energy_cmd) {
@@ -88,6 +88,6 @@ int main(int argc, char** argv) {
                 << " predictor)\n"
                 << e.markdown;
     }
-    return ptp::kExitOk;
+    return ptp::vocab::kExitOk;
   });
 }

@@ -24,7 +24,7 @@ namespace {
 
 // What the command line asked for, before run() turns it into a PredictRequest.
 struct CommandLine {
-  ptp::PredictRequest req;
+  ptp::predict::PredictRequest req;
   std::vector<std::string> sets, unsets, sweeps;
   std::string bundle, config_dir, list_kind, objective = "time";
   bool analytical = false, describe_job_spec = false;
@@ -40,7 +40,7 @@ void add_job_options(CLI::App& app, CommandLine& cl) {
                "print the reference of every job-spec field as Markdown (docs/job-spec.md) and exit")
       ->excludes(jobs);
   std::string kinds;
-  for (const auto& k : ptp::listing_kinds()) kinds += (kinds.empty() ? "" : " | ") + k;
+  for (const auto& k : ptp::predict::listing_kinds()) kinds += (kinds.empty() ? "" : " | ") + k;
   cl.list = app.add_option("--list", cl.list_kind,
                  "print what a job can name, one line per entry, sorted, and exit: " + kinds +
                      " (GPUs with memory, peak TFLOP/s per precision and catalog price; models with parameters)")
@@ -48,8 +48,8 @@ void add_job_options(CLI::App& app, CommandLine& cl) {
   cl.emit_job = app.add_flag("--emit-job", "print each job as read, with --set/--unset applied, as a job file "
                                               "(YAML; predicting it gives the same answer) and exit");
   std::string formats;
-  for (const auto& f : ptp::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
-  app.add_option("--format", cl.req.format, formats)->check(CLI::IsMember(ptp::output_format_names()));
+  for (const auto& f : ptp::predict::output_format_names()) formats += (formats.empty() ? "" : " | ") + f;
+  app.add_option("--format", cl.req.format, formats)->check(CLI::IsMember(ptp::predict::output_format_names()));
   app.add_option("--set", cl.sets, "override a spec field: key=value (repeatable)");
   app.add_option("--unset", cl.unsets, "remove a spec field before --set applies: dotted key (repeatable)");
   app.add_option("--sweep", cl.sweeps, "sweep a field: key=v1,v2,... (repeatable; cross-product)");
@@ -72,9 +72,9 @@ void add_gate_options(CLI::App& app, CommandLine& cl) {
                  "TRAINING.log of the job file as written (Megatron-LM, NeMo, torchtitan, HF Trainer, Lightning, "
                  "MLPerf MLLOG or a step_time_s CSV): its steady-state step calibrates every prediction (repeatable)");
   std::string log_formats;
-  for (const auto& f : ptp::log_format_names()) log_formats += (log_formats.empty() ? "" : " | ") + std::string(f.name);
+  for (const auto& f : ptp::predict::log_format_names()) log_formats += (log_formats.empty() ? "" : " | ") + std::string(f.name);
   app.add_option("--log-format", cl.req.log_format, "the --calibrate-log format: " + log_formats + " (default: recognised)")
-      ->check(CLI::IsMember(ptp::names_of(ptp::log_format_names())))
+      ->check(CLI::IsMember(ptp::vocab::names_of(ptp::predict::log_format_names())))
       ->needs(calibrate_log);
 }
 
@@ -84,11 +84,11 @@ void add_search_options(CLI::App& app, CommandLine& cl) {
                               "at a fixed global batch) that fit in memory; --format json prints one object "
                               "{search: counts, job, rows: [...]}, jsonl/csv one record per row");
   std::string objectives;
-  for (const auto& o : ptp::search_objective_names())
+  for (const auto& o : ptp::predict::search_objective_names())
     objectives += (objectives.empty() ? "" : " | ") + std::string(o.name) +
                   (*o.description ? std::string(" (") + o.description + ")" : std::string());
   app.add_option("--objective", cl.objective, "what --search minimises: " + objectives + " (default time)")
-      ->check(CLI::IsMember(ptp::names_of(ptp::search_objective_names())))
+      ->check(CLI::IsMember(ptp::vocab::names_of(ptp::predict::search_objective_names())))
       ->needs(search);
   app.add_option("--top", cl.req.search_options.top, "rows --search prints (default 10)")
       ->check(CLI::Range(1, 100000))
@@ -113,38 +113,38 @@ void add_session_options(CLI::App& app, CommandLine& cl) {
 
 int run(CommandLine& cl) {
   if (cl.describe_job_spec) {
-    std::fputs(ptp::describe_job_spec_markdown().c_str(), stdout);
+    std::fputs(ptp::predict::describe_job_spec_markdown().c_str(), stdout);
     return 0;
   }
-  if (cl.req.job_files.empty() && !*cl.list) throw ptp::InputError("jobs is required");
-  if (cl.config_dir.empty()) cl.config_dir = ptp::config_root();
+  if (cl.req.job_files.empty() && !*cl.list) throw ptp::vocab::InputError("jobs is required");
+  if (cl.config_dir.empty()) cl.config_dir = ptp::vocab::config_root();
   if (*cl.list) {
-    if (cl.bundle.empty() && !cl.analytical) cl.bundle = ptp::default_bundle_dir(cl.config_dir);
-    const auto listing = ptp::list_catalog(cl.list_kind, cl.config_dir, cl.analytical ? "" : cl.bundle);
+    if (cl.bundle.empty() && !cl.analytical) cl.bundle = ptp::predict::default_bundle_dir(cl.config_dir);
+    const auto listing = ptp::predict::list_catalog(cl.list_kind, cl.config_dir, cl.analytical ? "" : cl.bundle);
     for (const auto& line : listing.lines) std::cout << line << "\n";
     std::cout.flush();
     if (!listing.note.empty()) std::cerr << "ptp-predict: note: " << listing.note << "\n";
     return 0;
   }
   // Removals first, so --unset finetune --set finetune.method=lora,... replaces a whole section.
-  for (const auto& s : cl.unsets) cl.req.overrides.push_back(ptp::parse_unset(s));
-  for (const auto& s : cl.sets) cl.req.overrides.push_back(ptp::parse_override(s));
+  for (const auto& s : cl.unsets) cl.req.overrides.push_back(ptp::predict::parse_unset(s));
+  for (const auto& s : cl.sets) cl.req.overrides.push_back(ptp::predict::parse_override(s));
   if (*cl.emit_job) {
     std::string text;
     for (const auto& f : cl.req.job_files)
-      text += (text.empty() ? "" : "---\n") + ptp::merged_job_yaml(f, cl.req.overrides);
+      text += (text.empty() ? "" : "---\n") + ptp::predict::merged_job_yaml(f, cl.req.overrides);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
   }
-  for (const auto& s : cl.sweeps) cl.req.sweeps.push_back(ptp::parse_sweep_axis(s));
+  for (const auto& s : cl.sweeps) cl.req.sweeps.push_back(ptp::predict::parse_sweep_axis(s));
   if (cl.max_hours >= 0) cl.req.max_hours = cl.max_hours;
   if (cl.max_cost >= 0) cl.req.max_cost = cl.max_cost;
   if (cl.max_kwh >= 0) cl.req.max_kwh = cl.max_kwh;
-  cl.req.search_options.objective = ptp::parse_search_objective(cl.objective);
-  if (cl.bundle.empty() && !cl.analytical) cl.bundle = ptp::default_bundle_dir(cl.config_dir);
-  const ptp::Predictor predictor(cl.config_dir, cl.bundle, !cl.analytical);
-  const auto out = ptp::run_predictions(cl.req, predictor);
-  if (!cl.req.trace_path.empty()) ptp::write_file_atomically(cl.req.trace_path, out.trace_json);
+  cl.req.search_options.objective = ptp::predict::parse_search_objective(cl.objective);
+  if (cl.bundle.empty() && !cl.analytical) cl.bundle = ptp::predict::default_bundle_dir(cl.config_dir);
+  const ptp::predict::Predictor predictor(cl.config_dir, cl.bundle, !cl.analytical);
+  const auto out = ptp::predict::run_predictions(cl.req, predictor);
+  if (!cl.req.trace_path.empty()) ptp::vocab::write_file_atomically(cl.req.trace_path, out.trace_json);
   std::fwrite(out.stdout_text.data(), 1, out.stdout_text.size(), stdout);
   for (const auto& line : out.stderr_lines) std::cerr << "ptp-predict: " << line << "\n";
   return out.exit_code;
@@ -154,8 +154,8 @@ int run(CommandLine& cl) {
 
 int main(int argc, char** argv) {
   CLI::App app{"ptp-predict: precision-aware training-time prediction from a YAML job spec"};
-  app.set_version_flag("--version", ptp::version_line("ptp-predict", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion + ", output schema " + std::to_string(ptp::kOutputSchemaVersion)));
-  app.footer(ptp::exit_codes_help("ptp-predict"));
+  app.set_version_flag("--version", ptp::vocab::version_line("ptp-predict", "bundle schema " + std::to_string(ptp::predict::kBundleSchemaVersion) + ", dataset schema " + ptp::vocab::kDatasetSchemaVersion + ", output schema " + std::to_string(ptp::predict::kOutputSchemaVersion)));
+  app.footer(ptp::vocab::exit_codes_help("ptp-predict"));
   CommandLine cl;
   add_job_options(app, cl);
   add_gate_options(app, cl);

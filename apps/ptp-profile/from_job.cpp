@@ -11,6 +11,8 @@
 
 namespace ptp::profile_app {
 
+using namespace ptp::predict;  // the job side: workloads, ops, precision policies
+
 namespace {
 
 std::string num(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }

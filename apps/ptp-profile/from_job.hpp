@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::predict {
 struct ResolvedJob;
 }
 
@@ -27,7 +27,7 @@ struct JobSweep {
 
 // Translates a resolved job for the cuda backend (host = false: cuBLASLt/cuDNN/kernels/NCCL) or the
 // host backend (host_gemm, host_elementwise, host_reduction; the rest is noted, not profiled).
-JobSweep job_sweep(const ResolvedJob& job, bool host);
+JobSweep job_sweep(const predict::ResolvedJob& job, bool host);
 
 // Loads and resolves the job file against the catalogs under config_dir (InputError on any problem),
 // then translates it.

@@ -25,9 +25,9 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("ptp-profile: %l: %v");
 
   CLI::App app{"ptp-profile: microbenchmark sweeps -> ops/collectives dataset rows"};
-  app.set_version_flag("--version", ptp::version_line("ptp-profile", std::string("dataset schema ") + ptp::kDatasetSchemaVersion));
+  app.set_version_flag("--version", ptp::vocab::version_line("ptp-profile", std::string("dataset schema ") + ptp::vocab::kDatasetSchemaVersion));
   app.require_subcommand(0, 1);
-  app.footer(ptp::exit_codes_help("ptp-profile"));
+  app.footer(ptp::vocab::exit_codes_help("ptp-profile"));
   ptp::profile::ProfileOptions opt;
   std::string budget, from_job;
   app.add_option("sweep", opt.sweep_path, "sweep file (configs/sweeps/*.yaml)");
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "list the microbenchmarks of this build and their axes");
 
   const int rc = ptp::cli::run_main("ptp-profile", app, argc, argv, [&] {
-    int code = ptp::kExitOk;
+    int code = ptp::vocab::kExitOk;
     if (*ing) {
       const auto n = ptp::profile::ingest_nccl_tests_command(ingest_log, ingest, ingest_out, std::cout);
       spdlog::info("{} collectives rows from {}", n, ingest_log);
@@ -64,11 +64,11 @@ int main(int argc, char** argv) {
     } else {
       if (!from_job.empty()) {
         if (!opt.sweep_path.empty())
-          throw ptp::InputError("give either a sweep file or --from-job, not both ('" + opt.sweep_path + "')");
+          throw ptp::vocab::InputError("give either a sweep file or --from-job, not both ('" + opt.sweep_path + "')");
         opt.sweep_path = from_job;
         opt.only_runnable = true;  // a job's bf16 GEMMs are no host work: counted as skipped, not planned
         opt.sweep_yaml = [&from_job](bool host) {
-          const auto js = ptp::profile_app::load_job_sweep(from_job, ptp::config_root(), host);
+          const auto js = ptp::profile_app::load_job_sweep(from_job, ptp::vocab::config_root(), host);
           spdlog::info("{}: {} ops -> {} distinct points ({} backend)", from_job, js.ops, js.points.size(),
                        host ? "host" : "cuda");
           for (const auto& n : js.notes) spdlog::info("note: {}", n);
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         };
       }
       if (opt.sweep_path.empty())
-        throw ptp::InputError("a sweep file (configs/sweeps/*.yaml) or --from-job JOB.yaml is required");
+        throw ptp::vocab::InputError("a sweep file (configs/sweeps/*.yaml) or --from-job JOB.yaml is required");
       if (!budget.empty()) opt.budget_s = ptp::profile::parse_duration_s(budget, "--budget");
       opt.tty = ptp::profile::stderr_is_tty();
       code = ptp::profile::run_profile(opt);

@@ -15,8 +15,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"ptp-train: hierarchical XGBoost models (compute, communication, aggregator) from datasets/"};
-  app.set_version_flag("--version", ptp::version_line("ptp-train", "bundle schema " + std::to_string(ptp::kBundleSchemaVersion) + ", dataset schema " + ptp::kDatasetSchemaVersion));
-  app.footer(ptp::exit_codes_help("ptp-train"));
+  app.set_version_flag("--version", ptp::vocab::version_line("ptp-train", "bundle schema " + std::to_string(ptp::predict::kBundleSchemaVersion) + ", dataset schema " + ptp::vocab::kDatasetSchemaVersion));
+  app.footer(ptp::vocab::exit_codes_help("ptp-train"));
   ptp::train::TrainOptions options;
   bool quiet = false, no_cv = false;
   app.add_option("--data", options.data_dir, "dataset folder with runs.csv, ops/ (or ops.csv), collectives.csv");
@@ -39,6 +39,6 @@ int main(int argc, char** argv) {
     const auto result = ptp::train::train_bundle(options);
     std::cout << result.report_markdown;
     std::cout << "\nbundle written to " << options.out_dir << " (report in " << options.out_dir << "/report/)\n";
-    return ptp::kExitOk;
+    return ptp::vocab::kExitOk;
   });
 }

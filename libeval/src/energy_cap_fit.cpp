@@ -7,6 +7,8 @@
 
 #include "ptp/predict/energy.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval::detail {
 
 namespace {

@@ -8,6 +8,8 @@
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval::detail {
 
 // A capped row of a GPU-bound Zeus job, kept to refit the cap's clock model (cap_clock_fit).

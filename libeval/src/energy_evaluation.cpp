@@ -35,6 +35,8 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 using detail::abs_log_quantile80;

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdio>
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval::detail {
 
 double Err::mape() const {

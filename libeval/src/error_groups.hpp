@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval::detail {
 
 struct Err {

@@ -18,6 +18,8 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 namespace {

@@ -6,6 +6,8 @@
 
 #include "ptp/vocab/llm_run_reading.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 using vocab::canonical_model_from_notes;

@@ -29,6 +29,8 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 using detail::make_job;

@@ -7,6 +7,8 @@
 
 #include "ptp/vocab/llm_run_reading.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval::detail {
 
 using vocab::LlmRunReading;

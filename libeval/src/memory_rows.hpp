@@ -7,6 +7,8 @@
 #include "ptp/predict/prediction.hpp"
 #include "ptp/vocab/csv.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval::detail {
 
 struct Row {

@@ -17,7 +17,9 @@
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -190,4 +192,4 @@ CatalogListing list_catalog(const std::string& kind, const std::string& config_d
   fail_unknown_name("--list", kind, listing_kinds());
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -1,6 +1,8 @@
 #include "ptp/predict/job_enums.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 const EnumNames<Framework>& framework_names() {
   static const EnumNames<Framework> names = {
@@ -113,4 +115,4 @@ const std::vector<std::string>& state_dtype_names() {
   return names;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

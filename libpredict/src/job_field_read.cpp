@@ -7,7 +7,9 @@
 #include "ptp/vocab/enum_names.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -65,4 +67,4 @@ FieldValue checked_field_value(const JobField& f, const std::string& text, const
   return read_field_value(f, YamlReader(node, where, name));
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -11,7 +11,9 @@
 #include "ptp/predict/job_fields.hpp"
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp::detail {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::detail {
 
 template <class T>
 struct is_optional : std::false_type {};
@@ -141,4 +143,4 @@ inline Row section(std::string key, std::string help) { return std::move(Row(std
 // The table, in the order the reference and the emitted YAML list the fields.
 std::vector<JobField> build_job_field_table();
 
-}  // namespace ptp::detail
+}  // namespace ptp::predict::detail

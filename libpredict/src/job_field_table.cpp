@@ -11,7 +11,9 @@
 #include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/training_layout.hpp"
 
-namespace ptp::detail {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::detail {
 
 namespace {
 
@@ -258,4 +260,4 @@ std::vector<JobField> build_job_field_table() {
   return table;
 }
 
-}  // namespace ptp::detail
+}  // namespace ptp::predict::detail

@@ -6,7 +6,9 @@
 
 #include "job_field_row.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 std::string JobField::section() const {
   const auto dot = key.rfind('.');
@@ -84,4 +86,4 @@ FieldValue field_value_from_text(const JobField& f, const std::string& text) {
   throw std::logic_error("field_value_from_text: " + f.key + " has no single-value text");
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -9,7 +9,9 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 // A value given on the command line has no place in the file: rebuild it without line:column
@@ -165,4 +167,4 @@ InputError blame_flags(const InputError& e, const std::vector<Override>& flags, 
   return InputError(flag_text(*culprit, in_sweep) + ": " + e.field() + ": " + e.problem());
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

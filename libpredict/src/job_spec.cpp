@@ -12,7 +12,9 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -302,4 +304,4 @@ std::string job_spec_to_yaml(const JobSpec& j) {
   return std::string(out.c_str()) + "\n";
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -4,7 +4,9 @@
 
 #include "ptp/predict/job_fields.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -77,4 +79,4 @@ std::string describe_job_spec_markdown() {
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

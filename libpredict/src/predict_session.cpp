@@ -11,7 +11,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 SweepAxis parse_sweep_axis(const std::string& text) {
   auto [key, list] = parse_override(text);
@@ -312,4 +314,4 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -1,6 +1,8 @@
 #include "ptp/predict/prediction.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 void scale_prediction_halves(Prediction& p, double invariant, double sharded) {
   auto& b = p.breakdown;
@@ -47,4 +49,4 @@ double total_high_seconds(const Prediction& p) {
   return p.total_steps * p.iteration_high_s + p.eval_seconds + p.checkpoint_seconds;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

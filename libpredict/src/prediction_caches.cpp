@@ -7,7 +7,9 @@
 #include "analytical/step_memo.hpp"
 #include "ptp/predict/job_fields.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -148,4 +150,4 @@ CacheReport PredictionCaches::report() const {
   return r;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

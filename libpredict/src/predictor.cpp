@@ -5,7 +5,9 @@
 #include "ptp/predict/energy.hpp"
 #include "ptp/predict/learned/bundle.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 std::string default_bundle_dir(const std::string& config_dir) {
   namespace fs = std::filesystem;
@@ -42,4 +44,4 @@ Prediction Predictor::predict(const ResolvedJob& resolved, LearnedMemo& memo) co
   return p;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

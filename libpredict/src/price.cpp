@@ -2,7 +2,9 @@
 
 #include "ptp/predict/job_spec.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 PriceQuote resolve_price(const JobSpec& job, const GpuSpec& gpu, const GpuCatalog& gpus) {
   PriceQuote q;
@@ -30,4 +32,4 @@ PriceQuote resolve_price(const JobSpec& job, const GpuSpec& gpu, const GpuCatalo
   return q;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -9,7 +9,9 @@
 #include "ptp/predict/workload_transforms.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 Catalogs::Catalogs(const std::string& config_dir)
     : gpus_(load_gpu_catalog(config_dir + "/gpus")),
@@ -333,4 +335,4 @@ void build_job_workload(ResolvedJob& r, const JobSpec& job) {
   if (auto refused = layout_refusal(r, par.pipeline > 1 ? count_blocks(r.workload) : 0, nullptr)) fail(job, *refused);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

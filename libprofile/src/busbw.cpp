@@ -2,6 +2,8 @@
 
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 double bus_factor(const std::string& collective, int ranks) {

@@ -2,6 +2,8 @@
 
 #include "ptp/vocab/dataset_schema.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 std::vector<std::string> extra_columns(Table t) {

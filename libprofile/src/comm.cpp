@@ -7,6 +7,8 @@
 #include "mpi_runtime.hpp"
 #include "ptp/profile/plugins.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 namespace {

@@ -13,6 +13,8 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 std::size_t ingest_nccl_tests_command(const std::string& log_path, const IngestOptions& opt,

@@ -16,6 +16,8 @@
 #define PTP_BLAS_NAME ""
 #endif
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 const char* ptp_version() { return PTP_VERSION_STRING; }

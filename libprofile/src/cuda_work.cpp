@@ -8,6 +8,8 @@
 #include "ptp/profile/busbw.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda_work {
 
 int dtype_bytes(const std::string& dtype, const std::string& where) {

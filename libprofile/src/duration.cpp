@@ -6,6 +6,8 @@
 
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 double parse_duration_s(const std::string& text, const std::string& what) {

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 void Measurement::measure(const std::function<double()>& sample, const std::function<void()>& flush) {

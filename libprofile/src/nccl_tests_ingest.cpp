@@ -9,6 +9,8 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/point_status.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 namespace {

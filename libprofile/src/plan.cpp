@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 namespace {

@@ -7,6 +7,8 @@
 
 #include "ptp/profile/duration.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }

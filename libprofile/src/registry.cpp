@@ -5,6 +5,8 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 const char* backend_name(Backend b) { return b == Backend::host ? "host" : "cuda"; }

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 const char* table_name(Table t) { return t == Table::ops ? "ops" : "collectives"; }

@@ -14,6 +14,8 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 namespace {

@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 namespace {

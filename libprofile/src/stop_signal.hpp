@@ -1,6 +1,8 @@
 #pragma once
 // SIGINT/SIGTERM set a flag instead of killing the process: the runner finishes the point in flight,
 // writes its row and exits. A second signal restores the default action (a stuck point can be killed).
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 void install_stop_handlers();

@@ -10,6 +10,8 @@
 
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 namespace {

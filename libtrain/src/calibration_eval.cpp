@@ -8,6 +8,8 @@
 
 #include "ptp/train/evaluation.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include "ptp/predict/learned/sha256.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 double quantile(std::vector<double> v, double q) {

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 

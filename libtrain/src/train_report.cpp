@@ -10,6 +10,8 @@
 #include "ptp/train/thin_support_fit.hpp"
 #include "trainer_levels.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train::detail {
 
 namespace {

@@ -35,6 +35,8 @@
 
 namespace fs = std::filesystem;
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 using namespace detail;

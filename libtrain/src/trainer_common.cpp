@@ -3,6 +3,8 @@
 
 #include "trainer_levels.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train::detail {
 
 std::string skip_reason_for_gpu(const std::string& gpu) {

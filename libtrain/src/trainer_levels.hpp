@@ -20,6 +20,8 @@
 #include "ptp/train/trainer.hpp"
 #include "ptp/train/training_data.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train::detail {
 
 // Host-backend rows (ptp-profile --backend host) time the CPU: they test the pipeline, not a GPU.

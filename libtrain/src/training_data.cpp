@@ -17,6 +17,8 @@
 #include "ptp/vocab/precision.hpp"
 #include "ptp/vocab/suggest.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 using vocab::canonical_model_from_notes;

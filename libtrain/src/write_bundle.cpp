@@ -11,6 +11,8 @@
 
 namespace fs = std::filesystem;
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 void write_bundle(const std::string& dir, nlohmann::json manifest, const std::map<std::string, std::string>& files) {

@@ -2,7 +2,7 @@
 
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const std::vector<AttentionKernel>& attention_kernel_table() {
   static const std::vector<AttentionKernel> table = {
@@ -24,4 +24,4 @@ const AttentionKernel* find_attention_kernel(std::string_view id) { return find_
 
 std::vector<std::string> attention_kernel_ids() { return ids_of(attention_kernel_table()); }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -12,7 +12,7 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 namespace {
 std::string size_text(std::size_t bytes) {
@@ -206,4 +206,4 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

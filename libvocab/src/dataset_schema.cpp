@@ -1,6 +1,6 @@
 #include "ptp/vocab/dataset_schema.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 std::vector<std::string> TableSchema::column_names() const {
   std::vector<std::string> out;
@@ -124,4 +124,4 @@ const TableSchema& runs_schema() {
   return s;
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

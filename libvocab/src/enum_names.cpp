@@ -3,7 +3,7 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 std::string joined_names(const std::vector<std::string>& names) {
   std::string list;
@@ -15,4 +15,4 @@ void fail_unknown_name(const std::string& what, const std::string& text, const s
   throw InputError(what + " '" + text + "': expected " + joined_names(names) + did_you_mean(text, names));
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ptp {
+namespace ptp::vocab {
 
 std::string format_location(const std::string& file, int line, int column) {
   std::string out = file.empty() ? std::string("<input>") : file;
@@ -62,4 +62,4 @@ InputError::InputError(const std::string& file, int line, int column, const std:
       problem_(problem),
       line_(line) {}
 
-}  // namespace ptp
+}  // namespace ptp::vocab

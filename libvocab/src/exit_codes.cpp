@@ -1,6 +1,6 @@
 #include "ptp/vocab/exit_codes.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const std::vector<ExitCodeEntry>& exit_code_table() {
   static const std::vector<ExitCodeEntry> table = {
@@ -45,4 +45,4 @@ std::string exit_codes_markdown() {
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -2,7 +2,7 @@
 
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const std::vector<Fp8Recipe>& fp8_recipe_table() {
   static const std::vector<Fp8Recipe> table = {
@@ -27,4 +27,4 @@ const Fp8Recipe* find_fp8_recipe(std::string_view id) { return find_by_id(fp8_re
 
 std::vector<std::string> fp8_recipe_ids() { return ids_of(fp8_recipe_table()); }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+namespace ptp::vocab {
 
 namespace {
 std::vector<std::string> yaml_files(const std::string& dir);
@@ -272,4 +272,4 @@ std::string config_root() {
   return "configs";
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -4,7 +4,7 @@
 
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const std::vector<MemoryConvention>& memory_convention_table() {
   using D = StateDtype;
@@ -131,4 +131,4 @@ bool operator==(const TrainingStateBytes& a, const TrainingStateBytes& b) {
                   b.attention_kernel, b.repeats_kv_heads, b.rope_keeps_input);
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

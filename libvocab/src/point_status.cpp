@@ -1,6 +1,6 @@
 #include "ptp/vocab/point_status.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const EnumNames<PointStatus>& point_status_names() {
   static const EnumNames<PointStatus> names = {
@@ -14,4 +14,4 @@ const EnumNames<PointStatus>& point_status_names() {
 
 const char* point_status_name(PointStatus s) { return name_of(point_status_names(), s); }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -4,7 +4,7 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const std::vector<PrecisionPolicy>& precision_table() {
   // Sources of the policies: PyTorch autocast op lists (FP32 for norms, softmax, losses), NVIDIA
@@ -52,4 +52,4 @@ double dtype_bytes(std::string_view dtype) {
   throw InputError("unknown dtype '" + std::string(dtype) + "'");
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
-namespace ptp {
+namespace ptp::vocab {
 
 std::string to_lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -76,4 +76,4 @@ std::string add_catalog_entry_hint(const std::string& wanted, const std::string&
   return ": not in the catalog; add " + file + " (see docs/extending.md), or run ptp-predict --list " + list_kind;
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

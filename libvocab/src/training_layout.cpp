@@ -1,6 +1,6 @@
 #include "ptp/vocab/training_layout.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const EnumNames<Sharding>& sharding_names() {
   static const EnumNames<Sharding> names = {
@@ -57,4 +57,4 @@ const EnumNames<Recompute>& recompute_names() {
 
 const char* recompute_name(Recompute r) { return name_of(recompute_names(), r); }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -1,6 +1,6 @@
 #include "ptp/vocab/version.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 const char* ptp_version() { return PTP_VERSION_STRING; }
 
@@ -10,4 +10,4 @@ std::string version_line(const std::string& tool, const std::string& schemas) {
          (schemas.empty() ? "" : " (" + schemas + ")");
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

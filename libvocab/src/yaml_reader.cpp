@@ -14,7 +14,7 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/suggest.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 namespace {
 std::string join_path(const std::string& base, const std::string& key) {
@@ -259,4 +259,4 @@ void YamlReader::check_keys(const std::vector<std::string>& allowed) const {
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -37,7 +37,7 @@ TEST_CASE("the energy evaluation states each source's error and the one held out
   CHECK(activity > 0.5);
   CHECK(activity < 1.0);
   // The shipped activity is fitted on Perseus alone (energy.hpp), so holding Zeus out recomputes it.
-  CHECK(activity == Approx(ptp::power_model::kComputeActivity).margin(0.005));
+  CHECK(activity == Approx(ptp::predict::power_model::kComputeActivity).margin(0.005));
   CHECK(loso.at("zeus_power").at("rows") == s.at("zeus_power").at("rows"));
   // ... but drops the waiting power Zeus NCF gives the V100, P100 and RTX 6000.
   CHECK(loso.at("zeus_power").at("mape").get<double>() != s.at("zeus_power").at("mape").get<double>());
@@ -48,16 +48,16 @@ TEST_CASE("the energy evaluation states each source's error and the one held out
   CHECK_THAT(e.markdown, Catch::Contains("## Leave Zeus out: ResNet-50 and BERT-base average board power per GPU"));
   CHECK_THAT(e.markdown, Catch::Contains("## Zeus NCF, uncapped: a host-bound job"));
   // The shipped power band is the one the held-out rows give (energy.hpp kPowerBand80Log).
-  CHECK(s.at("power_band_80_log").get<double>() == Approx(ptp::power_model::kPowerBand80Log).margin(0.01));
+  CHECK(s.at("power_band_80_log").get<double>() == Approx(ptp::predict::power_model::kPowerBand80Log).margin(0.01));
   CHECK(s.at("energy_band_coverage").at("zeus_resnet50_energy_per_step").get<double>() > 0.5);
 }
 
 TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move it, not the in-sample tables",
           "[energy][eval]") {
   // Synthetic: the published file with every Perseus stage power lowered by a tenth.
-  const auto published = ptp::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv");
+  const auto published = ptp::vocab::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv");
   const std::size_t power = published.column("avg_power_w_per_gpu"), origin = published.column("origin");
-  std::string out = ptp::csv_line(published.header());
+  std::string out = ptp::vocab::csv_line(published.header());
   int changed = 0;
   for (const auto& row : published.rows()) {
     auto cells = row.cells;
@@ -65,7 +65,7 @@ TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move 
       cells[power] = std::to_string(0.9 * std::stod(cells[power]));
       ++changed;
     }
-    out += ptp::csv_line(cells);
+    out += ptp::vocab::csv_line(cells);
   }
   REQUIRE(changed > 100);
   const std::string dir = ptp::test::temp_dir();
@@ -85,7 +85,7 @@ TEST_CASE("leave-one-source-out refits on the other source: Perseus powers move 
 TEST_CASE("the cap's clock model is the one its fit gives, and the fit follows the capped rows", "[energy][eval]") {
   const auto shipped = evaluate_energy(options(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv"));
   const auto& fit = shipped.summary.at("cap_clock_model");
-  const ptp::CapClockModel model;
+  const ptp::predict::CapClockModel model;
   CHECK(fit.at("fitted").at("knee_clock").get<double>() == Approx(model.knee_clock));
   CHECK(fit.at("fitted").at("exponent_above_knee").get<double>() == Approx(model.exponent_above_knee));
   REQUIRE(fit.at("leave_one_gpu_out").size() == 4);
@@ -98,10 +98,10 @@ TEST_CASE("the cap's clock model is the one its fit gives, and the fit follows t
   // Synthetic: the published file with the duration and energy of every Zeus row capped below 200 W
   // shortened by 30 % (every such row is capped: no Zeus GPU's default limit is that low), so steps
   // slow less under a cap: the fit must move.
-  const auto published = ptp::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv");
+  const auto published = ptp::vocab::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/power.csv");
   const std::size_t duration = published.column("duration_s"), energy = published.column("energy_j"),
                     origin = published.column("origin"), cap = published.column("power_limit_w");
-  std::string out = ptp::csv_line(published.header());
+  std::string out = ptp::vocab::csv_line(published.header());
   int changed = 0;
   for (const auto& row : published.rows()) {
     auto cells = row.cells;
@@ -111,7 +111,7 @@ TEST_CASE("the cap's clock model is the one its fit gives, and the fit follows t
       cells[energy] = std::to_string(std::stod(cells[energy]) * 0.7);
       ++changed;
     }
-    out += ptp::csv_line(cells);
+    out += ptp::vocab::csv_line(cells);
   }
   REQUIRE(changed > 100);
   const std::string path = ptp::test::temp_dir() + "/power.csv";

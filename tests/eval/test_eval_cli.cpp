@@ -25,17 +25,17 @@ int lines_of(const std::string& s) {
 TEST_CASE("ptp-eval memory prints the memory evaluation of the shipped table", "[cli][eval]") {
   const std::string csv = source_path("datasets/memory.csv");
   const auto r = run_command(binary("ptp-eval") + " memory --memory " + csv);
-  REQUIRE(r.exit_code == ptp::kExitOk);
+  REQUIRE(r.exit_code == ptp::vocab::kExitOk);
   ptp::eval::MemoryEvaluationOptions o;
   o.memory_csv = csv;
-  const ptp::Catalogs catalogs(source_path("configs"));
+  const ptp::predict::Catalogs catalogs(source_path("configs"));
   CHECK(r.out == "# ptp-eval memory: " + csv + "\n\n" + ptp::eval::evaluate_memory(o, catalogs).markdown);
 }
 
 TEST_CASE("ptp-eval llm reports the published LLM rows and writes each predicted row", "[cli][eval]") {
   const std::string rows = ptp::test::temp_dir() + "/rows.csv";
   const auto r = run_command(binary("ptp-eval") + " llm --rows " + rows);
-  REQUIRE(r.exit_code == ptp::kExitOk);
+  REQUIRE(r.exit_code == ptp::vocab::kExitOk);
   CHECK_THAT(r.out, Catch::StartsWith("LLM throughput data: ") && Catch::Contains("per precision") &&
                         Catch::Contains("fp8 over bf16 speed-up"));
   std::ifstream in(rows);
@@ -51,17 +51,17 @@ TEST_CASE("ptp-eval llm reports the published LLM rows and writes each predicted
 
 TEST_CASE("ptp-eval refuses bad input in one line with exit 2", "[cli][eval]") {
   const auto unknown = run_command(binary("ptp-eval") + " llm --constant no_such_constant=1");
-  CHECK(unknown.exit_code == ptp::kExitBadInput);
+  CHECK(unknown.exit_code == ptp::vocab::kExitBadInput);
   CHECK_THAT(unknown.err, Catch::Contains("no_such_constant") && Catch::Contains("gemm_tc_emax"));
   CHECK(lines_of(unknown.err) == 1);
   const auto not_number = run_command(binary("ptp-eval") + " llm --constant gemm_tc_emax=abc");
-  CHECK(not_number.exit_code == ptp::kExitBadInput);
+  CHECK(not_number.exit_code == ptp::vocab::kExitBadInput);
   CHECK(lines_of(not_number.err) == 1);
   const auto missing = run_command(binary("ptp-eval") + " memory --memory /nonexistent/memory.csv");
-  CHECK(missing.exit_code == ptp::kExitBadInput);
+  CHECK(missing.exit_code == ptp::vocab::kExitBadInput);
   CHECK_THAT(missing.err, Catch::Contains("/nonexistent/memory.csv"));
   CHECK(lines_of(missing.err) == 1);
   const auto no_report = run_command(binary("ptp-eval"));
-  CHECK(no_report.exit_code == ptp::kExitBadInput);
+  CHECK(no_report.exit_code == ptp::vocab::kExitBadInput);
   CHECK(lines_of(no_report.err) == 1);
 }

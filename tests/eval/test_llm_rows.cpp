@@ -4,7 +4,7 @@
 
 #include "ptp/eval/llm_rows.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::eval;
 
 namespace {

@@ -18,13 +18,13 @@ const std::string kSetAside =
 
 // datasets/memory.csv's header and the row with this row_id, its measured_peak_gib replaced when given.
 std::string table_with_row(const std::string& row_id, const std::string& measured_gib = "") {
-  const auto t = ptp::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/memory.csv");
+  const auto t = ptp::vocab::CsvTable::read_file(std::string(PTP_SOURCE_DIR) + "/datasets/memory.csv");
   for (const auto& r : t.rows()) {
     if (t.text(r, "row_id") != row_id) continue;
     std::vector<std::string> cells;
     for (const auto& column : t.header())
       cells.push_back(column == "measured_peak_gib" && !measured_gib.empty() ? measured_gib : t.text(r, column));
-    return ptp::csv_line(t.header()) + ptp::csv_line(cells);
+    return ptp::vocab::csv_line(t.header()) + ptp::vocab::csv_line(cells);
   }
   FAIL("row " << row_id << " not in datasets/memory.csv");
   return "";
@@ -35,7 +35,7 @@ ptp::eval::MemoryEvaluation evaluate(const std::string& csv_text, const std::str
   std::ofstream(path) << csv_text;
   ptp::eval::MemoryEvaluationOptions o;
   o.memory_csv = path;
-  static const ptp::Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
+  static const ptp::predict::Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
   auto e = ptp::eval::evaluate_memory(o, catalogs);
   std::filesystem::remove(path);
   return e;

@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string tiny_booster(std::size_t width) {
-  ptp::DenseMatrix x;
+  ptp::predict::DenseMatrix x;
   std::vector<float> y;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < width; ++i) names.push_back("f" + std::to_string(i));
@@ -46,9 +46,9 @@ std::string tiny_booster(std::size_t width) {
 // Boosters by key, and their flattened trees by "<key>.trees".
 const std::map<std::string, std::string>& default_parts() {
   static const std::map<std::string, std::string> b = [] {
-    std::map<std::string, std::string> m = {{"aggregator", tiny_booster(ptp::run_feature_names(false).size())},
-                                            {"compute", tiny_booster(ptp::op_feature_names().size())},
-                                            {"communication", tiny_booster(ptp::collective_feature_names().size())}};
+    std::map<std::string, std::string> m = {{"aggregator", tiny_booster(ptp::predict::run_feature_names(false).size())},
+                                            {"compute", tiny_booster(ptp::predict::op_feature_names().size())},
+                                            {"communication", tiny_booster(ptp::predict::collective_feature_names().size())}};
     for (const char* key : {"aggregator", "compute", "communication"})
       m[std::string(key) + ".trees"] = ptp::train::flatten_xgboost_ubj(m[key], key).serialize();
     return m;
@@ -56,9 +56,9 @@ const std::map<std::string, std::string>& default_parts() {
   return b;
 }
 
-const ptp::ResolvedJob& fixed_job() {
-  static const ptp::ResolvedJob job = ptp::resolve_job(
-      ptp::parse_job_spec(ptp::YamlReader::load_string(
+const ptp::predict::ResolvedJob& fixed_job() {
+  static const ptp::predict::ResolvedJob job = ptp::predict::resolve_job(
+      ptp::predict::parse_job_spec(ptp::vocab::YamlReader::load_string(
           "model: bert-base\nprecision: amp_bf16\nbatch_size: 16\nseq_len: 128\n"
           "cluster: {gpu: a100-sxm4-80gb, num_gpus: 16, gpus_per_node: 8}\nrun: {steps: 100}\n",
           "fuzz-job.yaml")),
@@ -68,15 +68,15 @@ const ptp::ResolvedJob& fixed_job() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
+  using namespace ptp::predict;
   using namespace ptp::train;
   static const fs::path dir = [] {
-    const fs::path d = fuzz::scratch_path("fuzz-bundle");
+    const fs::path d = ptp::fuzz::scratch_path("fuzz-bundle");
     fs::create_directories(d);
     return d;
   }();
   (void)fixed_job();
-  const std::string text = fuzz::text_of(data, size);
+  const std::string text = ptp::fuzz::text_of(data, size);
 
   // Split: manifest, then "--8<-- key\n" parts.
   std::string manifest_text = text;
@@ -129,11 +129,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ofstream(dir / "manifest.json", std::ios::binary) << manifest_text;
   std::ofstream(dir / "CHECKSUM", std::ios::binary) << sha256_hex(manifest_text) << "\n";
 
-  fuzz::expect_clean("fuzz-bundle", [&] {
+  ptp::fuzz::expect_clean("fuzz-bundle", [&] {
     const LearnedBundle bundle = LearnedBundle::load(dir.string());
     const Prediction p = bundle.predict(fixed_job(), AnalyticalConstants{});
-    fuzz::check_prediction(p);
-    fuzz::render_all(p);
+    ptp::fuzz::check_prediction(p);
+    ptp::fuzz::render_all(p);
   });
   return 0;
 }

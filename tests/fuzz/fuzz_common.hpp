@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the fuzz targets: the oracle every entry point must satisfy on any input is
-//   * return normally, or throw ptp::InputError (what the CLIs turn into exit 2 + one line);
+//   * return normally, or throw ptp::vocab::InputError (what the CLIs turn into exit 2 + one line);
 //   * that message is one non-empty line of bounded length naming the input;
 //   * no crash, sanitizer report, leak, hang (libFuzzer -timeout) or unbounded allocation
 //     (-rss_limit_mb / -malloc_limit_mb); any other exception escapes and aborts = a finding;
@@ -21,7 +21,11 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
+#include "ptp/predict/vocabulary.hpp"
+
 namespace ptp::fuzz {
+
+using namespace ptp::predict;
 
 inline std::string text_of(const std::uint8_t* data, std::size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);

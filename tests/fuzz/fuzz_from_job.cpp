@@ -12,31 +12,31 @@
 #include "ptp/profile/sweep.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  const std::string text = fuzz::text_of(data, size);
-  if (fuzz::model_is_a_path(text)) return 0;
-  static const std::string job_path = fuzz::scratch_path("fuzz-from-job.yaml");
+  using namespace ptp::predict;
+  const std::string text = ptp::fuzz::text_of(data, size);
+  if (ptp::fuzz::model_is_a_path(text)) return 0;
+  static const std::string job_path = ptp::fuzz::scratch_path("fuzz-from-job.yaml");
   { std::ofstream(job_path, std::ios::binary | std::ios::trunc) << text; }
   for (const bool host : {false, true}) {
-    profile_app::JobSweep sweep;
+    ptp::profile_app::JobSweep sweep;
     try {
-      sweep = profile_app::load_job_sweep(job_path, fuzz::config_dir(), host);
+      sweep = ptp::profile_app::load_job_sweep(job_path, ptp::fuzz::config_dir(), host);
     } catch (const InputError& e) {
-      fuzz::check_message(e.what(), "fuzz-from-job.yaml");
+      ptp::fuzz::check_message(e.what(), "fuzz-from-job.yaml");
       return 0;
     }
-    const std::string yaml = profile_app::job_sweep_yaml(sweep, host);
+    const std::string yaml = ptp::profile_app::job_sweep_yaml(sweep, host);
     // The cuda microbenchmarks are registered only in CUDA builds; without them the cuda YAML is
     // rendered but cannot be validated.
-    if (sweep.points.empty() || !profile::Registry::instance().find(sweep.points.front().bench)) continue;
+    if (sweep.points.empty() || !ptp::profile::Registry::instance().find(sweep.points.front().bench)) continue;
     try {
-      const auto parsed = profile::parse_sweep(yaml, "from-job", host ? "host" : "a100-sxm4-80gb",
-                                               profile::Registry::instance());
+      const auto parsed = ptp::profile::parse_sweep(yaml, "from-job", host ? "host" : "a100-sxm4-80gb",
+                                               ptp::profile::Registry::instance());
       if (parsed.points.size() < sweep.points.size())
-        fuzz::finding("sweep YAML lost points: " + std::to_string(sweep.points.size()) + " -> " +
+        ptp::fuzz::finding("sweep YAML lost points: " + std::to_string(sweep.points.size()) + " -> " +
                       std::to_string(parsed.points.size()));
     } catch (const InputError& e) {
-      fuzz::finding(std::string("generated sweep YAML rejected: ") + e.what());
+      ptp::fuzz::finding(std::string("generated sweep YAML rejected: ") + e.what());
     }
   }
   return 0;

@@ -9,17 +9,17 @@
 #include "ptp/vocab/yaml_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  static const GpuSpec& ref_gpu = fuzz::catalogs().gpus().get("a100-sxm4-80gb", "");
-  static const FabricSpec& ref_fabric = fuzz::catalogs().fabrics().get("ib-hdr-200", "");
-  static const ModelDesc& model = fuzz::catalogs().model("bert-base");
+  using namespace ptp::predict;
+  static const GpuSpec& ref_gpu = ptp::fuzz::catalogs().gpus().get("a100-sxm4-80gb", "");
+  static const FabricSpec& ref_fabric = ptp::fuzz::catalogs().fabrics().get("ib-hdr-200", "");
+  static const ModelDesc& model = ptp::fuzz::catalogs().model("bert-base");
   static const Workload workload = [] {
     BuildContext ctx;
     ctx.batch = 2;
     ctx.seq_len = 64;
     return build_workload(model, ctx);
   }();
-  const std::string text = fuzz::text_of(data, size);
+  const std::string text = ptp::fuzz::text_of(data, size);
 
   // The catalog requires id == file stem; name the document after its id so parsing gets past that.
   std::string name = "fuzz.yaml";
@@ -33,11 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (!id.empty() && id.size() < 64 && plain) name = id + ".yaml";
     }
   } catch (const InputError& e) {
-    fuzz::check_message(e.what(), name);
+    ptp::fuzz::check_message(e.what(), name);
     return 0;
   }
 
-  fuzz::expect_clean(name, [&] {
+  ptp::fuzz::expect_clean(name, [&] {
     GpuSpec gpu = parse_gpu_spec(YamlReader::load_string(text, name));
     GpuCatalog catalog;
     catalog.kind = "GPU";
@@ -45,17 +45,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       catalog.add(gpu, name);
     } catch (const InputError& e) {
-      fuzz::check_message(e.what(), name);
+      ptp::fuzz::check_message(e.what(), name);
     }
     for (const auto& policy : precision_table()) {
       if (gpu.sm_version() < policy.min_compute_capability) continue;
       if (policy.gemm_math == "tf32" && !gpu.has_math("tf32")) continue;
-      fuzz::predict_small(model, gpu, ref_fabric, policy, &workload);
+      ptp::fuzz::predict_small(model, gpu, ref_fabric, policy, &workload);
     }
   });
-  fuzz::expect_clean(name, [&] {
+  ptp::fuzz::expect_clean(name, [&] {
     const FabricSpec fabric = parse_fabric_spec(YamlReader::load_string(text, name));
-    fuzz::predict_small(model, ref_gpu, fabric, precision_policy("amp_fp16"), &workload);
+    ptp::fuzz::predict_small(model, ref_gpu, fabric, precision_policy("amp_fp16"), &workload);
   });
   return 0;
 }

@@ -4,13 +4,13 @@
 #include "ptp/predict/model_zoo.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  static const GpuSpec& gpu = fuzz::catalogs().gpus().get("h100-sxm5-80gb", "");
-  static const FabricSpec& fabric = fuzz::catalogs().fabrics().get("ib-ndr-400", "");
-  const std::string text = fuzz::text_of(data, size);
-  fuzz::expect_clean("config.json", [&] {
+  using namespace ptp::predict;
+  static const GpuSpec& gpu = ptp::fuzz::catalogs().gpus().get("h100-sxm5-80gb", "");
+  static const FabricSpec& fabric = ptp::fuzz::catalogs().fabrics().get("ib-ndr-400", "");
+  const std::string text = ptp::fuzz::text_of(data, size);
+  ptp::fuzz::expect_clean("config.json", [&] {
     const ModelDesc model = import_hf_config_text(text, "config.json");
-    fuzz::predict_small(model, gpu, fabric, precision_policy("amp_bf16"));
+    ptp::fuzz::predict_small(model, gpu, fabric, precision_policy("amp_bf16"));
   });
   return 0;
 }

@@ -13,11 +13,11 @@
 #include "ptp/predict/predict_session.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  const std::string text = fuzz::text_of(data, size);
-  static const Predictor predictor(fuzz::config_dir(), "", false);
+  using namespace ptp::predict;
+  const std::string text = ptp::fuzz::text_of(data, size);
+  static const Predictor predictor(ptp::fuzz::config_dir(), "", false);
 
-  static const std::string job_path = fuzz::scratch_path("fuzz-job.yaml");
+  static const std::string job_path = ptp::fuzz::scratch_path("fuzz-job.yaml");
   PredictRequest req;
   req.job_files = {job_path};
   bool flags = false;
@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         req.trace_path = job_path + ".trace.json";  // rendered, never written by run_predictions
       }
     } catch (const InputError& e) {
-      fuzz::check_message(e.what(), "");
+      ptp::fuzz::check_message(e.what(), "");
       return 0;
     }
   }
@@ -48,13 +48,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (ov.first.rfind("model", 0) == 0) return 0;
   for (const auto& axis : req.sweeps)
     if (axis.key.rfind("model", 0) == 0) return 0;
-  if (fuzz::model_is_a_path(text)) return 0;
+  if (ptp::fuzz::model_is_a_path(text)) return 0;
 
   { std::ofstream(job_path, std::ios::binary | std::ios::trunc) << text; }
   // Flag errors (--format, --sweep, a sweep on a json print) name the flag, not the file.
-  fuzz::expect_clean(flags ? "" : "fuzz-job.yaml", [&] {
+  ptp::fuzz::expect_clean(flags ? "" : "fuzz-job.yaml", [&] {
     const PredictOutcome out = run_predictions(req, predictor);
-    if (out.exit_code != 0 && out.exit_code != 3) fuzz::finding("exit code " + std::to_string(out.exit_code));
+    if (out.exit_code != 0 && out.exit_code != 3) ptp::fuzz::finding("exit code " + std::to_string(out.exit_code));
     if (req.format == "json" || req.format == "jsonl") {  // non-finite numbers print as null
       std::istringstream rows(req.format == "json" ? std::string() : out.stdout_text);
       std::vector<nlohmann::json> objects;
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (std::string row; std::getline(rows, row);) objects.push_back(nlohmann::json::parse(row));
       for (const auto& j : objects) {
         const auto& secs = j.at("iteration").at("seconds");
-        if (!secs.is_number() || !(secs.get<double>() > 0)) fuzz::finding("iteration.seconds = " + secs.dump());
+        if (!secs.is_number() || !(secs.get<double>() > 0)) ptp::fuzz::finding("iteration.seconds = " + secs.dump());
       }
     }
   });

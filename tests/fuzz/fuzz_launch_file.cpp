@@ -11,34 +11,33 @@
 
 namespace {
 
-void check_read(const ptp::LaunchRead& r) {
-  using namespace ptp;
+void check_read(const ptp::predict::LaunchRead& r) {
+  using namespace ptp::predict;
   for (const auto& v : r.values) {
-    if (!find_job_field(v.key)) fuzz::finding("a launch value for a field the table does not have: " + v.key);
-    if (v.source.empty() || v.where.empty()) fuzz::finding("a launch value without its source or place: " + v.key);
+    if (!find_job_field(v.key)) ptp::fuzz::finding("a launch value for a field the table does not have: " + v.key);
+    if (v.source.empty() || v.where.empty()) ptp::fuzz::finding("a launch value without its source or place: " + v.key);
   }
   for (const auto& d : r.dims)
-    if (!(d.value > 0) || !std::isfinite(d.value)) fuzz::finding("a launch model size that is not positive: " + d.param);
+    if (!(d.value > 0) || !std::isfinite(d.value)) ptp::fuzz::finding("a launch model size that is not positive: " + d.param);
   for (const auto& w : r.warnings)
-    if (w.empty() || w.find('\n') != std::string::npos) fuzz::finding("a launch warning empty or not one line: " + w);
+    if (w.empty() || w.find('\n') != std::string::npos) ptp::fuzz::finding("a launch warning empty or not one line: " + w);
   if (r.model_yaml.empty()) return;
-  static const GpuSpec& gpu = fuzz::catalogs().gpus().get("h100-sxm5-80gb", "");
-  static const FabricSpec& fabric = fuzz::catalogs().fabrics().get("ib-ndr-400", "");
-  fuzz::expect_clean("", [&] {
+  static const GpuSpec& gpu = ptp::fuzz::catalogs().gpus().get("h100-sxm5-80gb", "");
+  static const FabricSpec& fabric = ptp::fuzz::catalogs().fabrics().get("ib-ndr-400", "");
+  ptp::fuzz::expect_clean("", [&] {
     const ModelDesc model = parse_model_yaml(YamlReader::load_string(r.model_yaml, r.file));
-    fuzz::predict_small(model, gpu, fabric, precision_policy("amp_bf16"));
+    ptp::fuzz::predict_small(model, gpu, fabric, precision_policy("amp_bf16"));
   });
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  const std::string text = fuzz::text_of(data, size);
-  const std::string args = fuzz::scratch_path("launch.args"), toml = fuzz::scratch_path("launch.toml");
+  const std::string text = ptp::fuzz::text_of(data, size);
+  const std::string args = ptp::fuzz::scratch_path("launch.args"), toml = ptp::fuzz::scratch_path("launch.toml");
   std::ofstream(args, std::ios::binary) << text;
   std::ofstream(toml, std::ios::binary) << text;
-  fuzz::expect_clean("launch.args", [&] { check_read(read_megatron_args(args)); });
-  fuzz::expect_clean("launch.toml", [&] { check_read(read_torchtitan_toml(toml)); });
+  ptp::fuzz::expect_clean("launch.args", [&] { check_read(ptp::predict::read_megatron_args(args)); });
+  ptp::fuzz::expect_clean("launch.toml", [&] { check_read(ptp::predict::read_torchtitan_toml(toml)); });
   return 0;
 }

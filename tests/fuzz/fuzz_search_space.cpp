@@ -4,12 +4,12 @@
 #include "ptp/predict/search.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  const std::string text = fuzz::text_of(data, size);
-  static const Predictor predictor(fuzz::config_dir(), "", false);
+  using namespace ptp::predict;
+  const std::string text = ptp::fuzz::text_of(data, size);
+  static const Predictor predictor(ptp::fuzz::config_dir(), "", false);
   static const std::string job = std::string(PTP_SOURCE_DIR) + "/tests/hostile/fixtures/job.yaml";
   static const JobSpec base = load_job_spec(job);
-  fuzz::expect_clean("fuzz-space.yaml", [&] {
+  ptp::fuzz::expect_clean("fuzz-space.yaml", [&] {
     const SearchSpace space = parse_search_space(text, "fuzz-space.yaml", base, job, {}, predictor);
     double points = 1;
     for (const auto& a : space.axes) points *= a.per_pipeline ? 8.0 : static_cast<double>(a.values.size());
@@ -17,9 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SearchOptions opt;
     opt.top = 3;
     const SearchResult r = run_search(base, space, opt, predictor, nullptr);
-    if (r.configurations != r.invalid + r.no_fit + r.unpriced + r.ranked) fuzz::finding("search counts do not add up");
+    if (r.configurations != r.invalid + r.no_fit + r.unpriced + r.ranked) ptp::fuzz::finding("search counts do not add up");
     for (const auto& row : r.rows)
-      if (!(row.prediction.iteration_s > 0) || !row.prediction.memory.fits) fuzz::finding("bad ranked row");
+      if (!(row.prediction.iteration_s > 0) || !row.prediction.memory.fits) ptp::fuzz::finding("bad ranked row");
   });
   return 0;
 }

@@ -10,7 +10,7 @@
 
 namespace {
 
-void check_accepted(const ptp::SteadyStep& s) {
+void check_accepted(const ptp::predict::SteadyStep& s) {
   using ptp::fuzz::finding;
   if (!(s.step_s > 0) || !std::isfinite(s.step_s))
     finding("an accepted log gives a non-positive or non-finite step time");
@@ -28,13 +28,13 @@ void check_accepted(const ptp::SteadyStep& s) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace ptp;
-  const std::string text = fuzz::text_of(data, size);
+  using namespace ptp::predict;
+  const std::string text = ptp::fuzz::text_of(data, size);
   const LogJobShape shape{256, 2048, 64, 2};
-  fuzz::expect_clean("run.log", [&] { check_accepted(parse_training_log(text, "run.log", std::nullopt, shape)); });
+  ptp::fuzz::expect_clean("run.log", [&] { check_accepted(parse_training_log(text, "run.log", std::nullopt, shape)); });
   if (size > 0) {
     const LogFormat forced = log_format_names()[data[0] % log_format_names().size()].value;
-    fuzz::expect_clean("run.log", [&] { check_accepted(parse_training_log(text, "run.log", forced, shape)); });
+    ptp::fuzz::expect_clean("run.log", [&] { check_accepted(parse_training_log(text, "run.log", forced, shape)); });
   }
   return 0;
 }

@@ -145,7 +145,7 @@ fs::path scratch_configs(const fs::path& root, const std::string& dir, const std
 }
 
 std::string tiny_booster(std::size_t width) {
-  ptp::DenseMatrix x;
+  ptp::predict::DenseMatrix x;
   std::vector<float> y;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < width; ++i) names.push_back("f" + std::to_string(i));
@@ -167,14 +167,14 @@ std::string tiny_booster(std::size_t width) {
 // A valid bundle for this build in `dir`, with the hostile case `spec` (see the header) applied.
 void make_bundle(const fs::path& dir, const nlohmann::json& spec = nlohmann::json::object()) {
   nlohmann::json m = nlohmann::json::parse(slurp(kHostileDir + "/fixtures/bundle-manifest.json"));
-  m["schema_version"] = ptp::kBundleSchemaVersion;
-  m["features"] = {{"aggregator", ptp::run_feature_names(false)},
-                   {"compute", ptp::op_feature_names()},
-                   {"communication", ptp::collective_feature_names()}};
+  m["schema_version"] = ptp::predict::kBundleSchemaVersion;
+  m["features"] = {{"aggregator", ptp::predict::run_feature_names(false)},
+                   {"compute", ptp::predict::op_feature_names()},
+                   {"communication", ptp::predict::collective_feature_names()}};
   ptp::train::write_bundle(dir.string(), m,
-                    {{"aggregator", tiny_booster(ptp::run_feature_names(false).size())},
-                     {"compute", tiny_booster(ptp::op_feature_names().size())},
-                     {"communication", tiny_booster(ptp::collective_feature_names().size())}});
+                    {{"aggregator", tiny_booster(ptp::predict::run_feature_names(false).size())},
+                     {"compute", tiny_booster(ptp::predict::op_feature_names().size())},
+                     {"communication", tiny_booster(ptp::predict::collective_feature_names().size())}});
   m = nlohmann::json::parse(slurp((dir / "manifest.json").string()));
   if (spec.contains("manifest")) m.merge_patch(spec["manifest"]);
   if (spec.contains("files"))
@@ -193,12 +193,12 @@ void make_bundle(const fs::path& dir, const nlohmann::json& spec = nlohmann::jso
     for (const char* section : {"files", "trees"})
       if (m.contains(section))
         for (auto& [key, entry] : m[section].items())
-          entry["sha256"] = ptp::sha256_hex(slurp((dir / entry["path"].get<std::string>()).string()));
+          entry["sha256"] = ptp::predict::sha256_hex(slurp((dir / entry["path"].get<std::string>()).string()));
   const std::string manifest = spec.contains("manifest_text") ? spec["manifest_text"].get<std::string>()
                                                                : m.dump(2) + "\n";
   std::ofstream(dir / "manifest.json", std::ios::binary | std::ios::trunc) << manifest;
   std::ofstream(dir / "CHECKSUM", std::ios::binary | std::ios::trunc)
-      << (spec.contains("checksum") ? spec["checksum"].get<std::string>() : ptp::sha256_hex(manifest)) << "\n";
+      << (spec.contains("checksum") ? spec["checksum"].get<std::string>() : ptp::predict::sha256_hex(manifest)) << "\n";
   if (spec.contains("remove"))
     for (const auto& name : spec["remove"]) fs::remove(dir / name.get<std::string>());
 }

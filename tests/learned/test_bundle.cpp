@@ -12,7 +12,7 @@
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::train;
 namespace fs = std::filesystem;
 

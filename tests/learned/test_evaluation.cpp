@@ -5,7 +5,7 @@
 
 #include "ptp/train/evaluation.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::train;
 
 TEST_CASE("MAPE and median APE", "[evaluation]") {

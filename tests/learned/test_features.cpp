@@ -6,7 +6,7 @@
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/learned/features.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 ResolvedJob job(const std::string& precision, const std::string& gpu) {

@@ -22,7 +22,7 @@
 #include "ptp/vocab/hardware.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::train;
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include "ptp/predict/learned/bundle.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 const Catalogs& catalogs() {

@@ -8,7 +8,7 @@
 
 #include "ptp/train/stack_effects.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::train;
 
 namespace {

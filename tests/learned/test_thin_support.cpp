@@ -9,7 +9,7 @@
 #include "ptp/train/thin_support_fit.hpp"
 #include "ptp/vocab/error.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::train;
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <map>
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::train;
 
 namespace {

@@ -11,7 +11,11 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/predict/vocabulary.hpp"
+
 namespace ptp::test {
+
+using namespace ptp::predict;
 
 inline const Catalogs& catalogs() {
   static const Catalogs c(std::string(PTP_SOURCE_DIR) + "/configs");

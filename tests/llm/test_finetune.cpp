@@ -5,7 +5,7 @@
 #include "ptp/predict/workload_transforms.hpp"
 #include "llm/llm_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::test;
 
 namespace {

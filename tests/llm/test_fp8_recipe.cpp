@@ -7,7 +7,7 @@
 #include "ptp/vocab/llm_run_reading.hpp"
 #include "ptp/vocab/fp8_recipe.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::error_of;
 using ptp::test::llm_job;
 using ptp::test::op_named;
@@ -91,11 +91,11 @@ TEST_CASE("an unknown FP8 recipe is a one-line error naming the key", "[llm][fp8
 }
 
 TEST_CASE("published FP8 rows name their recipe as published", "[llm][fp8]") {
-  vocab::PublishedLlmRun row;
+  ptp::vocab::PublishedLlmRun row;
   row.framework = "torchtitan (PyTorch FSDP2/DTensor)";
   row.precision = "fp8";
   row.precision_as_published = "float8 rowwise (torchao) + BF16";
-  CHECK(vocab::read_llm_run(row).fp8_recipe == "rowwise");
+  CHECK(ptp::vocab::read_llm_run(row).fp8_recipe == "rowwise");
   row.precision_as_published = "Float8 (torchao float8 tensorwise)";
-  CHECK(vocab::read_llm_run(row).fp8_recipe.empty());
+  CHECK(ptp::vocab::read_llm_run(row).fp8_recipe.empty());
 }

@@ -8,7 +8,7 @@
 #include "ptp/predict/learned/features.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::error_of;
 using ptp::test::llm_job;
 using ptp::test::op_named;

@@ -3,12 +3,12 @@
 
 #include "llm_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::error_of;
 using ptp::test::llm_job;
 
 TEST_CASE("a consistent Megatron layout resolves with the derived data-parallel degree", "[llm][validation]") {
-  const auto job = test::resolve(
+  const auto job = ptp::test::resolve(
       llm_job("llama3-70b", 256, "parallelism: {tensor: 4, pipeline: 4, virtual_pipeline: 5}\n", "bf16",
               "h100-sxm5-80gb", 8192, 512));
   CHECK(job.data_parallel == 16);
@@ -50,12 +50,12 @@ TEST_CASE("126 layers split over 8 x 8 chunks with the embedding and loss as lay
   const std::string job = llm_job("llama3.1-405b", 512, "parallelism: {tensor: 8, pipeline: 8, virtual_pipeline: 8}\n"
                                   "sequence_parallel: true\n", "bf16", "h100-sxm5-80gb", 8192, 512);
   REQUIRE(error_of(job).empty());
-  const auto p = test::predict(job);
+  const auto p = ptp::test::predict(job);
   bool warned = false;
   for (const auto& w : p.warnings) warned |= w.find("account_for_embedding") != std::string::npos;
   CHECK(warned);
   // 126 over 5 stages: neither 126 nor 128 divides, so the stages take 26, 25, 25, 25, 25 layers.
-  const auto five = test::predict(llm_job("llama3.1-405b", 40, "parallelism: {tensor: 8, pipeline: 5}\n"));
+  const auto five = ptp::test::predict(llm_job("llama3.1-405b", 40, "parallelism: {tensor: 8, pipeline: 5}\n"));
   bool uneven = false;
   for (const auto& w : five.warnings) uneven |= w.find("the first 1 take 26 layers, the rest 25") != std::string::npos;
   CHECK(uneven);

@@ -8,7 +8,7 @@
 #include "llm_test_support.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::error_of;
 using ptp::test::llm_job;
 using ptp::test::op_named;

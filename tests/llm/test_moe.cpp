@@ -4,7 +4,7 @@
 
 #include "llm_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::error_of;
 using ptp::test::llm_job;
 using ptp::test::predict;

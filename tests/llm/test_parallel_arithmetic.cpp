@@ -5,7 +5,7 @@
 
 #include "llm_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 TEST_CASE("pipeline bubble: (pp-1)/m for 1F1B, divided by the interleaving degree", "[llm][schedule]") {
   CHECK(bubble_fraction(1, 1, 8) == 0);
@@ -82,7 +82,7 @@ TEST_CASE("communicator shapes follow Megatron's tp-cp-dp-pp rank order", "[llm]
 }
 
 TEST_CASE("collective time: ring over NVLink inside a node, the NIC share across nodes", "[llm][collectives]") {
-  const auto job = test::resolve(test::llm_job("llama3-8b", 16, ""));
+  const auto job = ptp::test::resolve(ptp::test::llm_job("llama3-8b", 16, ""));
   const AnalyticalConstants k;
   const double bytes = 1e9;
   const double in_node = collective_seconds(Collective::all_reduce, bytes, {8, 8}, job, k);
@@ -94,7 +94,7 @@ TEST_CASE("collective time: ring over NVLink inside a node, the NIC share across
 }
 
 TEST_CASE("model FLOPs are 6 N per token plus 12 L s d attention", "[llm][mfu]") {
-  const auto job = test::resolve(test::llm_job("llama3-8b", 1, "", "bf16", "h100-sxm5-80gb", 4096));
+  const auto job = ptp::test::resolve(ptp::test::llm_job("llama3-8b", 1, "", "bf16", "h100-sxm5-80gb", 4096));
   // Llama 3 8B matmul parameters: 32 blocks of (4096 x 6144 qkv + 4096^2 out + 3 x 4096 x 14336 MLP)
   // and the 128256 x 4096 LM head.
   const double blocks = 32 * (4096.0 * 6144 + 4096.0 * 4096 + 3 * 4096.0 * 14336);
@@ -105,7 +105,7 @@ TEST_CASE("model FLOPs are 6 N per token plus 12 L s d attention", "[llm][mfu]")
 }
 
 TEST_CASE("MFU is against the BF16 dense peak; mfu_precision_peak against the policy's GEMM peak", "[llm][mfu]") {
-  const auto p = test::predict(test::llm_job("llama3-8b", 8, "sharding: zero1\n", "fp8", "h100-sxm5-80gb", 8192, 64));
+  const auto p = ptp::test::predict(ptp::test::llm_job("llama3-8b", 8, "sharding: zero1\n", "fp8", "h100-sxm5-80gb", 8192, 64));
   REQUIRE(p.iteration_s > 0);
   CHECK(p.mfu == Approx(p.model_flops_per_step / (p.iteration_s * 8 * 989.4e12)));
   CHECK(p.mfu_precision_peak == Approx(p.mfu * 989.4 / 1978.9));
@@ -113,6 +113,6 @@ TEST_CASE("MFU is against the BF16 dense peak; mfu_precision_peak against the po
   CHECK_THAT(p.mfu_precision_peak_basis, Catch::Contains("fp8"));
   CHECK(p.tokens_per_second_per_gpu == Approx(p.tokens_per_second / 8));
   // A100 has no FP8: an FP16 job's precision peak is its FP16 peak.
-  const auto a = test::predict(test::llm_job("gpt3-125m", 8, "", "amp_fp16", "a100-sxm4-80gb", 2048, 64));
+  const auto a = ptp::test::predict(ptp::test::llm_job("gpt3-125m", 8, "", "amp_fp16", "a100-sxm4-80gb", 2048, 64));
   CHECK(a.mfu_precision_peak == Approx(a.mfu));
 }

@@ -8,7 +8,7 @@
 #include "ptp/vocab/csv.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::llm_job;
 using ptp::test::predict;
 using ptp::test::resolve;

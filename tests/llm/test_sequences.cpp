@@ -4,7 +4,7 @@
 
 #include "llm/llm_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using namespace ptp::test;
 
 namespace {

@@ -5,7 +5,7 @@
 #include "ptp/vocab/error.hpp"
 #include "zoo_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 // Loads and builds like the CLI does; returns the error message ("" when nothing failed).

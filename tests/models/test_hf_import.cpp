@@ -5,7 +5,7 @@
 #include "ptp/vocab/error.hpp"
 #include "zoo_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::build;
 using ptp::test::hf_dir;
 using ptp::test::models_dir;

@@ -15,8 +15,7 @@
 #include <set>
 
 #include "zoo_test_support.hpp"
-
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::build;
 using ptp::test::models_dir;
 

@@ -9,7 +9,7 @@
 #include "support/run_command.hpp"
 #include "zoo_test_support.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::build;
 using ptp::test::models_dir;
 

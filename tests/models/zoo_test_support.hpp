@@ -4,7 +4,11 @@
 
 #include "ptp/predict/model_zoo.hpp"
 
+#include "ptp/predict/vocabulary.hpp"
+
 namespace ptp::test {
+
+using namespace ptp::predict;
 
 inline std::string models_dir() { return std::string(PTP_SOURCE_DIR) + "/configs/models"; }
 inline std::string bad_models_dir() { return std::string(PTP_SOURCE_DIR) + "/tests/models/bad"; }

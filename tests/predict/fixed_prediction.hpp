@@ -4,7 +4,11 @@
 #include "ptp/predict/energy.hpp"
 #include "ptp/predict/prediction.hpp"
 
+#include "ptp/predict/vocabulary.hpp"
+
 namespace ptp::test {
+
+using namespace ptp::predict;
 
 inline Prediction fixed_prediction() {
   Prediction p;

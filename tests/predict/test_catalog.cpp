@@ -5,7 +5,7 @@
 #include "ptp/vocab/suggest.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::vocab;
 
 namespace {
 const GpuCatalog& catalog() {

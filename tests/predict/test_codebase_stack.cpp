@@ -10,7 +10,7 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/output.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 const Catalogs& catalogs() {

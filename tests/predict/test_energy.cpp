@@ -17,7 +17,7 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 std::string configs() { return std::string(PTP_SOURCE_DIR) + "/configs"; }

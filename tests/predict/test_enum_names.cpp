@@ -8,7 +8,7 @@
 #include "ptp/vocab/point_status.hpp"
 #include "ptp/vocab/training_layout.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 // Every enumerator 0..count-1 appears exactly once, and its name parses back to it.

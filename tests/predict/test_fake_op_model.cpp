@@ -11,7 +11,7 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 

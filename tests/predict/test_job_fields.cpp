@@ -7,7 +7,7 @@
 #include "ptp/predict/job_fields.hpp"
 #include "ptp/vocab/error.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 const char* kValid = R"(model: bert-large

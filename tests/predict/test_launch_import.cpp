@@ -15,7 +15,7 @@
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::source_path;
 using ptp::test::write_temp_file;
 

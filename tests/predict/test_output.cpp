@@ -8,7 +8,7 @@
 #include "ptp/vocab/error.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 const Predictor& predictor() {

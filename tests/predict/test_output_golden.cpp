@@ -11,7 +11,7 @@
 #include "fixed_prediction.hpp"
 #include "ptp/predict/output.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::fixed_prediction;
 
 namespace {

@@ -4,7 +4,7 @@
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
 
-using namespace ptp;
+using namespace ptp::vocab;
 
 TEST_CASE("every precision named by the job spec has a policy", "[precision]") {
   for (const char* id : {"fp32", "tf32", "fp16", "bf16", "amp_fp16", "amp_bf16", "fp8"})

@@ -15,7 +15,7 @@
 #include "ptp/vocab/yaml_reader.hpp"
 #include "support/run_command.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 const Catalogs& catalogs() {
@@ -30,7 +30,7 @@ JobSpec job(const std::string& gpu_id, const std::string& cost, const std::vecto
                      ", num_gpus: 8}\nrun: {steps: 1000}\n";
   if (!cost.empty()) text += "cost: {usd_per_gpu_hour: " + cost + "}\n";
   static int n = 0;
-  const std::string path = test::write_temp_file("price-job-" + std::to_string(++n) + ".yaml", text);
+  const std::string path = ptp::test::write_temp_file("price-job-" + std::to_string(++n) + ".yaml", text);
   return load_job_spec(path, flags);
 }
 

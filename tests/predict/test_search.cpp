@@ -16,7 +16,7 @@
 #include "ptp/vocab/error.hpp"
 #include <nlohmann/json.hpp>
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 

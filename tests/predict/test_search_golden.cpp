@@ -15,7 +15,7 @@
 #include "ptp/predict/output.hpp"
 #include "ptp/predict/search.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 using ptp::test::fixed_prediction;
 
 namespace {

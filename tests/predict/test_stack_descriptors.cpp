@@ -6,7 +6,7 @@
 #include "ptp/predict/analytical.hpp"
 #include "ptp/predict/job_spec.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 const Catalogs& catalogs() {

@@ -9,7 +9,7 @@
 #include "ptp/predict/training_log.hpp"
 #include "ptp/vocab/error.hpp"
 
-using namespace ptp;
+using namespace ptp::predict;
 
 namespace {
 

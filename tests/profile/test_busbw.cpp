@@ -13,8 +13,8 @@ TEST_CASE("nccl-tests bus bandwidth factors", "[busbw]") {
   CHECK(bus_factor("all_to_all", 2) == Approx(0.5));
   CHECK(bus_factor("broadcast", 8) == 1);
   CHECK(bus_factor("send_recv", 2) == 1);
-  CHECK_THROWS_AS(bus_factor("allreduce", 8), ptp::InputError);
-  CHECK_THROWS_AS(bus_factor("all_reduce", 0), ptp::InputError);
+  CHECK_THROWS_AS(bus_factor("allreduce", 8), ptp::vocab::InputError);
+  CHECK_THROWS_AS(bus_factor("all_reduce", 0), ptp::vocab::InputError);
 }
 
 TEST_CASE("algbw and busbw reproduce published nccl-tests numbers", "[busbw]") {

@@ -29,10 +29,10 @@ TEST_CASE("GEMM dtype_compute is the math mode, accumulator goes to notes", "[cu
   CHECK(h.notes == "accum=fp16");
   CHECK(gemm_precision("fp8_e4m3", "fp32", "fwd").math == "fp8");
   CHECK(gemm_precision("fp8_e5m2", "fp32", "dgrad").math == "fp8");
-  CHECK_THROWS_AS(gemm_precision("bf16", "fp16", "fwd"), ptp::InputError);
-  CHECK_THROWS_AS(gemm_precision("fp16", "fp64", "fwd"), ptp::InputError);
-  CHECK_THROWS_AS(gemm_precision("fp16", "fp32", "bwd"), ptp::InputError);
-  CHECK_THROWS_AS(gemm_precision("int8", "fp32", "fwd"), ptp::InputError);
+  CHECK_THROWS_AS(gemm_precision("bf16", "fp16", "fwd"), ptp::vocab::InputError);
+  CHECK_THROWS_AS(gemm_precision("fp16", "fp64", "fwd"), ptp::vocab::InputError);
+  CHECK_THROWS_AS(gemm_precision("fp16", "fp32", "bwd"), ptp::vocab::InputError);
+  CHECK_THROWS_AS(gemm_precision("int8", "fp32", "fwd"), ptp::vocab::InputError);
 }
 
 TEST_CASE("FP8 GEMMs: E5M2 pairs with E4M3, fast accumulation on the forward pass", "[cuda_choices][gemm][fp8]") {
@@ -55,7 +55,7 @@ TEST_CASE("FP8 GEMMs: E5M2 pairs with E4M3, fast accumulation on the forward pas
     CHECK(gemm_precision("fp8_e5m2", "fp32", pass).notes.find("fast_accum=0") != std::string::npos);
   }
   CHECK(gemm_precision("fp8_e5m2", "fp32", "fwd").fast_accum);
-  CHECK_THROWS_AS(gemm_precision("fp8_e4m3", "fp16", "fwd"), ptp::InputError);
+  CHECK_THROWS_AS(gemm_precision("fp8_e4m3", "fp16", "fwd"), ptp::vocab::InputError);
 }
 
 TEST_CASE("conv dtype_compute is the math mode, never fp32_acc", "[cuda_choices][conv]") {
@@ -63,7 +63,7 @@ TEST_CASE("conv dtype_compute is the math mode, never fp32_acc", "[cuda_choices]
     CHECK(conv_precision(d).math == d);
     CHECK(conv_precision(d).notes == "accum=fp32");
   }
-  CHECK_THROWS_AS(conv_precision("fp8_e4m3"), ptp::InputError);
+  CHECK_THROWS_AS(conv_precision("fp8_e4m3"), ptp::vocab::InputError);
 }
 
 TEST_CASE("cuDNN engines are filtered by numerical notes as frameworks do", "[cuda_choices][conv]") {
@@ -109,7 +109,7 @@ TEST_CASE("collective element counts and the zero-element skip rule", "[cuda_cho
   CHECK_FALSE(c.skip_reason.empty());
   CHECK(collective_count("broadcast", 3, 2, 4).count == 1);
   CHECK(collective_count("send_recv", 1, 2, 2).skip_reason.size() > 0);
-  CHECK_THROWS_AS(collective_count("all_reduce", 8, 4, 0), ptp::InputError);
+  CHECK_THROWS_AS(collective_count("all_reduce", 8, 4, 0), ptp::vocab::InputError);
 }
 
 TEST_CASE("collective iterations make a sample last about 1 ms", "[cuda_choices][nccl]") {

@@ -26,7 +26,7 @@ using ptp::profile_app::JobSweep;
 namespace {
 
 JobSweep load(const std::string& job, bool host = false) {
-  return ptp::profile_app::load_job_sweep(ptp::config_root() + "/jobs/" + job, ptp::config_root(), host);
+  return ptp::profile_app::load_job_sweep(ptp::vocab::config_root() + "/jobs/" + job, ptp::vocab::config_root(), host);
 }
 
 bool has(const JobSweep& s, const std::string& bench, const std::map<std::string, std::string>& params) {
@@ -95,9 +95,9 @@ TEST_CASE("from-job: ResNet-50 convolutions are recovered as cuDNN shapes") {
                                   {"s", "3"}, {"stride", "1"}, {"pad", "1"}, {"dtype", "fp16"}, {"layout", "nhwc"}}));
   CHECK(count(s, "cudnn_conv_bwd_data") + 1 == count(s, "cudnn_conv_fwd"));
   // The convs are profiled in the job's layout: a PyTorch job that does not convert runs NCHW.
-  const ptp::Catalogs catalogs(ptp::config_root());
-  auto nchw = ptp::load_job_spec(ptp::config_root() + "/jobs/resnet50-amp-8xa100.yaml", {{"memory_format", "nchw"}});
-  const JobSweep channels_first = ptp::profile_app::job_sweep(ptp::resolve_job(nchw, catalogs), false);
+  const ptp::predict::Catalogs catalogs(ptp::vocab::config_root());
+  auto nchw = ptp::predict::load_job_spec(ptp::vocab::config_root() + "/jobs/resnet50-amp-8xa100.yaml", {{"memory_format", "nchw"}});
+  const JobSweep channels_first = ptp::profile_app::job_sweep(ptp::predict::resolve_job(nchw, catalogs), false);
   auto stem_nchw = stem;
   stem_nchw["layout"] = "nchw";
   CHECK(has(channels_first, "cudnn_conv_fwd", stem_nchw));
@@ -175,7 +175,7 @@ TEST_CASE("from-job: a real host run of a small job writes valid rows") {
     if (line.find(",ok,") != std::string::npos) ++ok;
     if (line.find("host/host_gemm/") != std::string::npos) ++gemm;
   }
-  const JobSweep s = ptp::profile_app::load_job_sweep((dir / "small.yaml").string(), ptp::config_root(), true);
+  const JobSweep s = ptp::profile_app::load_job_sweep((dir / "small.yaml").string(), ptp::vocab::config_root(), true);
   CHECK(rows == static_cast<int>(s.points.size()));
   CHECK(ok == rows);  // fp32 job: everything runs on the host
   CHECK(gemm >= 9);   // qkv, out, up, down: fwd + dgrad + wgrad (+ lm head)
@@ -243,7 +243,7 @@ TEST_CASE("from-job: the host plans only its fp32 points and counts the others b
 TEST_CASE("from-job: skipped points are in the plan output and the log, and a job with none to run exits 2", "[from_job][skipped]") {
   const auto dir = ptp_test::temp_dir("from-job-skipped");
   const std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
-  const std::string jobs = ptp::config_root() + "/jobs/";
+  const std::string jobs = ptp::vocab::config_root() + "/jobs/";
   const JobSweep g = load("gpt2-xl-bf16-32xh100.yaml", true);
   const std::string line = std::to_string(with_dtype(g, "bf16")) + " points skipped: bf16 not run by the host backend (fp32 only)";
   REQUIRE(run_shell(std::string(PTP_PROFILE_EXE) + " --backend host --plan --from-job " + jobs +
@@ -304,11 +304,11 @@ TEST_CASE("from-job: every example job plans deduplicated points with its GEMMs"
 }
 
 TEST_CASE("from-job: a LoRA job profiles the shapes it runs: no weight gradient of frozen weights, the adapters'", "[from_job][lora]") {
-  const ptp::Catalogs catalogs(ptp::config_root());
-  const std::string path = ptp::config_root() + "/jobs/gpt2-xl-bf16-32xh100.yaml";
-  const JobSweep full = ptp::profile_app::job_sweep(ptp::resolve_job(ptp::load_job_spec(path), catalogs), false);
+  const ptp::predict::Catalogs catalogs(ptp::vocab::config_root());
+  const std::string path = ptp::vocab::config_root() + "/jobs/gpt2-xl-bf16-32xh100.yaml";
+  const JobSweep full = ptp::profile_app::job_sweep(ptp::predict::resolve_job(ptp::predict::load_job_spec(path), catalogs), false);
   const JobSweep lora = ptp::profile_app::job_sweep(
-      ptp::resolve_job(ptp::load_job_spec(path, {{"finetune", "{method: lora, rank: 16, targets: [attention]}"}}), catalogs),
+      ptp::predict::resolve_job(ptp::predict::load_job_spec(path, {{"finetune", "{method: lora, rank: 16, targets: [attention]}"}}), catalogs),
       false);
   auto wgrads = [](const JobSweep& s) {
     std::set<std::string> shapes;

@@ -30,8 +30,8 @@ TEST_CASE("2-rank MPI all_reduce sweep writes collectives rows", "[mpi][binary]"
   const int rc = std::system(cmd.c_str());
   INFO(ptp_test::read_text(dir / "log.txt"));
   REQUIRE(rc == 0);
-  const auto table = ptp::CsvTable::read_file(out + ".collectives.csv");
-  table.require_columns(ptp::collectives_schema().required_names());
+  const auto table = ptp::vocab::CsvTable::read_file(out + ".collectives.csv");
+  table.require_columns(ptp::vocab::collectives_schema().required_names());
   REQUIRE(table.rows().size() == 8);  // 8 B .. 16 MiB in x8 steps, written once (rank 0)
   for (const auto& row : table.rows()) {
     CHECK(table.text(row, "status") == "ok");

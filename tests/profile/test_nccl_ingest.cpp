@@ -76,10 +76,10 @@ TEST_CASE("ingest command writes schema rows and appends without duplicates", "[
   std::ostringstream unused;
   CHECK(ingest_nccl_tests_command(kFixture, opt, out, unused) == 62);
   CHECK(ingest_nccl_tests_command(kFixture, opt, out, unused) == 62);  // second time: ids already present
-  const auto table = ptp::CsvTable::read_file(out);
-  table.require_columns(ptp::collectives_schema().required_names());
+  const auto table = ptp::vocab::CsvTable::read_file(out);
+  table.require_columns(ptp::vocab::collectives_schema().required_names());
   CHECK(table.rows().size() == 62);
   std::ostringstream csv;
   ingest_nccl_tests_command(kFixture, opt, "", csv);
-  CHECK(ptp::CsvTable::parse(csv.str(), "stdout").rows().size() == 62);
+  CHECK(ptp::vocab::CsvTable::parse(csv.str(), "stdout").rows().size() == 62);
 }

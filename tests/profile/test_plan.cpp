@@ -33,7 +33,7 @@ double host_plan_s(const std::string& yaml) {
 }  // namespace
 
 TEST_CASE("roofline call estimates", "[plan]") {
-  const auto catalog = ptp::load_gpu_catalog(ptp::config_root() + "/gpus");
+  const auto catalog = ptp::vocab::load_gpu_catalog(ptp::vocab::config_root() + "/gpus");
   const Roofline r = gpu_roofline(catalog.get("a100-sxm4-80gb", "test"));
   Work gemm;
   gemm.flops = 2.0 * 8192 * 8192 * 8192;
@@ -152,7 +152,7 @@ TEST_CASE("host estimate: the share of loops left at their caps falls as rel_noi
   }
   CHECK(r.unconverged_share(0.2) < 0.01);  // a loose rel_noise: nearly every loop converges
   // The GPU plan keeps its ~10-repetition model: no such share.
-  const auto catalog = ptp::load_gpu_catalog(ptp::config_root() + "/gpus");
+  const auto catalog = ptp::vocab::load_gpu_catalog(ptp::vocab::config_root() + "/gpus");
   CHECK(gpu_roofline(catalog.get("a100-sxm4-80gb", "test")).unconverged_share(0.02) == 0);
 }
 
@@ -210,7 +210,7 @@ TEST_CASE("CUDA benchmarks describe on the CPU: a build without the plugin plans
   CHECK(names.size() == cuda_work::specs().size());
   CHECK(plan_only.names().size() == names.size());
   for (const auto* b : plan_only.all()) CHECK(b->backend() == Backend::cuda);
-  const auto catalog = ptp::load_gpu_catalog(ptp::config_root() + "/gpus");
+  const auto catalog = ptp::vocab::load_gpu_catalog(ptp::vocab::config_root() + "/gpus");
   const Sweep s = load_sweep(kSweeps + "full.yaml", "a100-sxm4-80gb", plan_only);
   CHECK(s.points.size() > 500);
   const Roofline r = gpu_roofline(catalog.get("a100-sxm4-80gb", "test"));
@@ -221,7 +221,7 @@ TEST_CASE("CUDA benchmarks describe on the CPU: a build without the plugin plans
   CHECK(gpu_s / 60 >= 10);
   // The stand-ins plan; running one is refused.
   Measurement m(s.points.front().rule);
-  CHECK_THROWS_AS(s.points.front().point.bench->run(s.points.front().point, m), ptp::InputError);
+  CHECK_THROWS_AS(s.points.front().point.bench->run(s.points.front().point, m), ptp::vocab::InputError);
   // Validation (and its messages) is the benchmarks' own.
   CHECK_THROWS_WITH(parse_sweep("name: t\nbenchmarks:\n  - bench: cublaslt_gemm\n    axes: {m: [1], n: [1], k: [1], dtype: [int4]}\n",
                                 "t.yaml", "a100-sxm4-80gb", plan_only),
@@ -272,7 +272,7 @@ TEST_CASE("full.yaml plans within 60 GPU-minutes on a100-sxm4-80gb", "[plan]") {
   const bool loaded = cuda::load(&why);  // full.yaml's benchmarks are the CUDA plugin's
   INFO(why);
   REQUIRE(loaded);
-  const auto catalog = ptp::load_gpu_catalog(ptp::config_root() + "/gpus");
+  const auto catalog = ptp::vocab::load_gpu_catalog(ptp::vocab::config_root() + "/gpus");
   const Sweep s = load_sweep(kSweeps + "full.yaml", "a100-sxm4-80gb", Registry::instance());
   const double minutes = total_gpu_minutes(s, gpu_roofline(catalog.get("a100-sxm4-80gb", "test")));
   INFO("full.yaml: " << s.points.size() << " points, " << minutes << " GPU-minutes");

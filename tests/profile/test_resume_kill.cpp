@@ -62,7 +62,7 @@ void wait_for_rows(const std::string& path, std::size_t n) {
 
 // Every row complete (CSV parses, right width), ids unique; returns id -> status.
 std::map<std::string, std::string> check_rows(const std::string& path) {
-  const auto table = ptp::CsvTable::read_file(path);
+  const auto table = ptp::vocab::CsvTable::read_file(path);
   std::map<std::string, std::string> ids;
   for (const auto& row : table.rows()) {
     REQUIRE(row.cells.size() == table.header().size());
@@ -152,7 +152,7 @@ benchmarks:
 )");
   const std::string out = (dir / "run").string(), log = (dir / "log.txt").string();
   CHECK(wait_exit(spawn({PTP_PROFILE_EXE, "--backend", "host", "--out", out, (dir / "sweep.yaml").string()}, log)) ==
-        ptp::kExitNoPointSucceeded);
+        ptp::vocab::kExitNoPointSucceeded);
   const auto rows = check_rows(out + ".ops.csv");
   CHECK(rows.size() == 2);
   for (const auto& [id, status] : rows) CHECK(status == "unsupported");

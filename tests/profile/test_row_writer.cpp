@@ -11,7 +11,7 @@ using namespace ptp::profile;
 
 TEST_CASE("output headers start with the dataset schema in order", "[schema]") {
   for (Table t : {Table::ops, Table::collectives}) {
-    const auto schema = (t == Table::ops ? ptp::ops_schema() : ptp::collectives_schema()).column_names();
+    const auto schema = (t == Table::ops ? ptp::vocab::ops_schema() : ptp::vocab::collectives_schema()).column_names();
     const auto header = output_header(t);
     REQUIRE(header.size() > schema.size());
     CHECK(std::equal(schema.begin(), schema.end(), header.begin()));
@@ -30,8 +30,8 @@ TEST_CASE("rows are appended whole and read back by the vocab CSV reader", "[sch
     w.append({{"point_id", "b"}, {"status", "failed"}, {"reason", "out of memory"}});
     CHECK_THROWS_AS(w.append({{"no_such_column", "x"}}), std::logic_error);
   }
-  const auto table = ptp::CsvTable::read_file(path);
-  table.require_columns(ptp::ops_schema().required_names());
+  const auto table = ptp::vocab::CsvTable::read_file(path);
+  table.require_columns(ptp::vocab::ops_schema().required_names());
   REQUIRE(table.rows().size() == 2);
   CHECK(table.text(table.rows()[0], "notes") == "comma, \"quote\"\nnewline");
   CHECK(table.text(table.rows()[1], "reason") == "out of memory");

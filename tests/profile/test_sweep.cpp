@@ -10,7 +10,7 @@ using namespace ptp::profile;
 
 namespace {
 std::vector<std::string> axis(const std::string& yaml) {
-  return expand_axis(ptp::YamlReader::load_string(yaml, "axis.yaml"));
+  return expand_axis(ptp::vocab::YamlReader::load_string(yaml, "axis.yaml"));
 }
 Sweep sweep(const std::string& yaml) { return parse_sweep(yaml, "s.yaml", "host", Registry::instance()); }
 }  // namespace
@@ -68,7 +68,7 @@ TEST_CASE("sweep errors name the file, the place and the problem", "[sweep]") {
                     Catch::Contains("integer"));
   CHECK_THROWS_WITH(sweep("name: t\nsettings: {rel_noize: 0.1}\nbenchmarks: []\n"), Catch::Contains("rel_noize"));
   CHECK_THROWS_AS(sweep("name: t\nbenchmarks:\n  - bench: host_gemm\n    axes: {m: [1, 1], n: [1], k: [1]}\n"),
-                  ptp::InputError);
+                  ptp::vocab::InputError);
 }
 
 TEST_CASE("informative order interleaves benchmarks and spreads each range", "[sweep]") {

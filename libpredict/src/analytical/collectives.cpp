@@ -7,7 +7,9 @@
 
 #include "ptp/predict/detail/parallelism.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 double intra_gbs(const ResolvedJob& job, const AnalyticalConstants& k) { return intra_node_bus_gbs(job, k); }
@@ -44,4 +46,4 @@ double p2p_seconds(double bytes, bool same_node, const ResolvedJob& job, const A
   return bytes / (gbs * 1e9) + k.collective_base_latency_s + (same_node ? 0 : job.fabric->latency_us * 1e-6);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -5,7 +5,9 @@
 
 #include "ptp/predict/analytical.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 double intra_node_bus_gbs(const ResolvedJob& job, const AnalyticalConstants& k) {
   const auto& g = *job.gpu;
@@ -51,4 +53,4 @@ AllReduceEstimate allreduce_time(double bytes, const ResolvedJob& job, const Ana
   return e;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

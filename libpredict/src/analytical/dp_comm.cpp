@@ -6,7 +6,9 @@
 
 #include "ptp/predict/detail/parallelism.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 struct Traffic {
@@ -107,4 +109,4 @@ DpComm dp_communication(const Stage& s, const StageTime& t, const ResolvedJob& j
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -10,7 +10,9 @@
 #include "recompute_policy.hpp"
 #include "step_memo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 // FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer Engine) stash those instead of the
@@ -184,4 +186,4 @@ MemoryEstimate estimate_memory(const ResolvedJob& job, const AnalyticalConstants
   return worst;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

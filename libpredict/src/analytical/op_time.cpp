@@ -4,7 +4,9 @@
 
 #include "ptp/predict/analytical.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -230,4 +232,4 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
   return t;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

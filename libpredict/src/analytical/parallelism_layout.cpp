@@ -5,7 +5,9 @@
 
 #include "ptp/predict/detail/parallelism.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 Layout make_layout(const ResolvedJob& job) {
   const auto& j = job.job;
@@ -84,4 +86,4 @@ bool pp_peer_same_node(const Layout& l) {
   return static_cast<long>(l.tp) * l.cp * l.dp < l.gpus_per_node;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -9,7 +9,9 @@
 
 #include "ptp/predict/detail/parallelism.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 Op shard_op(const Op& op, const Layout& l) {
   Op o = op;
@@ -194,4 +196,4 @@ std::vector<Stage> partition_stages(const Workload& w, const Layout& l) {
   return stages;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

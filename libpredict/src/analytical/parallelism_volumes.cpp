@@ -6,7 +6,9 @@
 
 #include "ptp/predict/detail/parallelism.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 double bubble_fraction(int pp, int vp, int microbatches) {
   if (pp <= 1) return 0;
@@ -92,4 +94,4 @@ double attention_model_flops_per_microbatch(const Workload& w) {
   return flops;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

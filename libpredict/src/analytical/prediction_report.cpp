@@ -4,7 +4,9 @@
 
 #include "ptp/predict/detail/parallelism.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 std::string describe(const PeakBasis& b) {
@@ -88,4 +90,4 @@ Prediction invalid_prediction(const JobSpec& job, const std::string& error) {
   return p;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

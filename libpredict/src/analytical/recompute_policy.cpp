@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -92,4 +94,4 @@ bool checkpoints_blocks(Recompute r, SelectiveRecompute s) {
   return false;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -7,7 +7,9 @@
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/training_layout.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Share (0..1) of each op's forward that the backward reruns. Ops outside the repeated blocks are
 // never redone. Full: every block op. Selective: as the framework's convention does it
@@ -20,4 +22,4 @@ std::vector<double> forward_redone(const std::vector<Op>& ops, Recompute r, Sele
 // it does not redo (full recompute; torchtitan's SAC), rather than each op keeping what it saves.
 bool checkpoints_blocks(Recompute r, SelectiveRecompute s);
 
-}  // namespace ptp
+}  // namespace ptp::predict

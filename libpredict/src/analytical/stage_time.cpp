@@ -9,7 +9,9 @@
 #include "recompute_policy.hpp"
 #include "step_memo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 StageOpSums stage_op_sums(const Stage& s, const ResolvedJob& job, const Layout& l, const AnalyticalConstants& k,
                           bool layer_names) {
@@ -144,4 +146,4 @@ double exposed_comm(double comm, double compute, std::optional<bool> overlapped,
   return std::max(comm * (1 - pk.stated_hidden_max), comm - compute);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

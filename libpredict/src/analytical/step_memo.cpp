@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 std::shared_ptr<const std::vector<Stage>> StepMemo::stages(const Workload& w, const Layout& l) {
   // partition_stages reads these layout fields only (shard_op: tp, sp, cp, ep; the split: pp, vp).
@@ -120,4 +122,4 @@ std::shared_ptr<const std::vector<Stage>> stages_of(const ResolvedJob& job, cons
 
 int blocks_of(const ResolvedJob& job) { return job.shared ? job.shared->blocks : count_blocks(job.workload); }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -15,7 +15,9 @@
 #include "ptp/predict/detail/parallelism.hpp"
 #include "ptp/predict/prediction_caches.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Times of a stage's ops: analytical_op_time of each, from the memo's table (by Stage::source) or
 // computed for this stage alone.
@@ -131,4 +133,4 @@ std::shared_ptr<const std::vector<Stage>> stages_of(const ResolvedJob& job, cons
 // count_blocks(job.work()), without walking the ops when the workload is shared.
 int blocks_of(const ResolvedJob& job);
 
-}  // namespace ptp
+}  // namespace ptp::predict

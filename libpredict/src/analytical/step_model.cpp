@@ -10,7 +10,9 @@
 #include "step_memo.hpp"
 #include "ptp/predict/workload_transforms.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -351,4 +353,4 @@ void fill_totals(const ResolvedJob& job, Prediction& p) {
   refresh_totals(p);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

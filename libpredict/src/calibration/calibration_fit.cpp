@@ -7,7 +7,9 @@
 #include "ptp/predict/calibration.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -290,4 +292,4 @@ void Calibrator::apply(Prediction& p) const {
   update_energy(p);  // the corrected parts change the phases' times
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

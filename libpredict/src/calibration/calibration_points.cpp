@@ -7,7 +7,9 @@
 #include "ptp/predict/training_log.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -88,4 +90,4 @@ std::optional<Calibrator> calibrate_request(const PredictRequest& req, const Pre
   return Calibrator(points, notes);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

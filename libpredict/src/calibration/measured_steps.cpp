@@ -5,7 +5,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 // A calibration file lists a handful of measured configurations; thousands of rows are a mistake
@@ -41,4 +43,4 @@ std::vector<MeasuredStep> parse_measured_steps(const std::string& text, const st
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -5,7 +5,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -54,4 +56,4 @@ SteadyStats steady_state(const std::vector<double>& seconds, const std::string& 
   return s;
 }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 struct SteadyStats {
   double step_s = 0, spread = 0;
@@ -18,4 +20,4 @@ inline constexpr int kMinSteadySteps = 3;
 // few; `where` says which part of the log they came from (" in the last run (from line 9)").
 SteadyStats steady_state(const std::vector<double>& seconds, const std::string& path, const std::string& where);
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -4,7 +4,9 @@
 #include "ptp/predict/calibration.hpp"
 #include "ptp/vocab/precision.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 std::string gemm_math_class(const std::string& precision_id) {
   const PrecisionPolicy* p = find_precision_policy(precision_id);
@@ -36,4 +38,4 @@ StepParts step_parts(const Prediction& p) {
   return s;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

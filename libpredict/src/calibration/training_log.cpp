@@ -10,7 +10,9 @@
 #include "steady_state.hpp"
 #include "training_log_formats.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 const EnumNames<LogFormat>& log_format_names() {
   static const EnumNames<LogFormat> names{
@@ -192,4 +194,4 @@ SteadyStep read_training_log(const std::string& path, std::optional<LogFormat> f
   return parse_training_log(read_text_file(path, kMaxLogBytes, "a training log"), path, format, shape);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

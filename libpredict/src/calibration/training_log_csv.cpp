@@ -6,7 +6,9 @@
 #include "ptp/vocab/error.hpp"
 #include "training_log_formats.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -59,4 +61,4 @@ StreamSteps read_csv_steps(const std::string& text, const ReadContext& c) {
   return out;
 }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cmath>
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -247,4 +249,4 @@ const LogFormatReader& reader_for(LogFormat format) {
   return log_format_readers().front();  // unreachable: the table has every format (tested)
 }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -12,7 +12,9 @@
 #include "ptp/predict/training_log.hpp"
 #include "training_log_text.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 struct LoggedStep {
   int line = 0;
@@ -98,4 +100,4 @@ struct TqdmCount {
 };
 std::optional<TqdmCount> tqdm_count(std::string_view text);
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -8,7 +8,9 @@
 
 #include "training_log_formats.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -148,4 +150,4 @@ bool hf_trainer_signature(std::string_view text) {
 
 std::unique_ptr<StreamReader> hf_trainer_reader(const ReadContext&) { return std::make_unique<HfTrainerReader>(); }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

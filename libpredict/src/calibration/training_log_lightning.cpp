@@ -10,7 +10,9 @@
 #include "ptp/vocab/error.hpp"
 #include "training_log_formats.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -154,4 +156,4 @@ bool lightning_signature(std::string_view text) {
 
 std::unique_ptr<StreamReader> lightning_reader(const ReadContext& c) { return std::make_unique<LightningReader>(c); }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

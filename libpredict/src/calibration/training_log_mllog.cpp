@@ -12,7 +12,9 @@
 #include "ptp/vocab/error.hpp"
 #include "training_log_formats.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -206,4 +208,4 @@ bool mllog_signature(std::string_view text) { return text.find(":::MLLOG {") != 
 
 std::unique_ptr<StreamReader> mllog_reader(const ReadContext& c) { return std::make_unique<MllogReader>(c); }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -8,7 +8,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 namespace {
 
@@ -206,4 +208,4 @@ std::optional<long long> integer_at(std::string_view text, std::size_t pos) {
   return v;
 }
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

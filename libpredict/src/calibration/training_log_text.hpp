@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
-namespace ptp::training_log {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::training_log {
 
 struct LogLine {
   const std::string* path = nullptr;
@@ -62,4 +64,4 @@ std::string number_text(double v);
 // A token for a message: at most 24 bytes, control bytes as '?'.
 std::string excerpt(std::string_view token);
 
-}  // namespace ptp::training_log
+}  // namespace ptp::predict::training_log

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 std::string fmt(const char* f, double v) {
@@ -128,4 +130,4 @@ void append_energy_counters(const Prediction& p, nlohmann::json& events, double 
   counter(p.iteration_s, e.wait_w);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -9,7 +9,9 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace pm = power_model;
 
@@ -197,4 +199,4 @@ double power_limit_stretch(const ResolvedJob& job, const Prediction& p) {
   return capped.iteration_s / p.iteration_s;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -13,7 +13,9 @@
 #include "ptp/predict/resolved_job.hpp"
 #include "torchtitan_toml.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -191,4 +193,4 @@ std::vector<std::string> job_warnings(const JobSpec& job, const Catalogs& catalo
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -8,7 +8,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace launch {
 namespace {
@@ -304,4 +306,4 @@ LaunchRead read_megatron_args(const std::string& path) {
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -3,7 +3,9 @@
 // Names: megatron/training/arguments.py at NVIDIA/Megatron-LM 67f3515c8a0539d38c23f59dd8b85efdcbb3af3d.
 #include "megatron_flags.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 const std::vector<MegatronFlag>& megatron_flag_table() {
   using T = Takes;
@@ -93,4 +95,4 @@ const std::vector<MegatronFlag>& megatron_flag_table() {
   return table;
 }
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

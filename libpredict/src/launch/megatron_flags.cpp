@@ -10,7 +10,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 namespace {
 
@@ -149,4 +151,4 @@ void MegatronFlags::contradiction(const GivenFlag& first, const GivenFlag& secon
   fail(at, "contradicts " + other.flag + " (line " + std::to_string(other.line) + "): " + why);
 }
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

@@ -10,7 +10,9 @@
 #include "ptp/predict/launch_import.hpp"
 #include "shell_words.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 struct GivenFlag {
   std::string flag, value;
@@ -62,4 +64,4 @@ class MegatronFlags {
 // `out.model_yaml` when they define the whole model (else `out.model_missing` says what is missing).
 void read_megatron_model(const MegatronFlags& args, LaunchRead& out);
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

@@ -9,7 +9,9 @@
 #include "megatron_flags.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 namespace {
 
@@ -146,4 +148,4 @@ void read_megatron_model(const MegatronFlags& a, LaunchRead& out) {
   out.model_yaml = std::string(e.c_str()) + "\n";
 }
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

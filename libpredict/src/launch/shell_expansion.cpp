@@ -7,7 +7,9 @@
 
 #include "shell_reader.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 namespace {
 constexpr std::size_t kExpansionBudget = 16u << 20;  // characters; A="$A$A" doubles per line
@@ -133,4 +135,4 @@ Words ShellReader::lookup(const std::string& name, const std::string& index, Loc
   return out;
 }
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

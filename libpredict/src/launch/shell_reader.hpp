@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 struct Pos {
   int line = 1, column = 1;
@@ -79,4 +81,4 @@ class ShellReader {
   std::map<std::string, Words> vars_;
 };
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

@@ -9,7 +9,9 @@
 #include "ptp/vocab/error.hpp"
 #include "shell_reader.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 namespace {
 
@@ -292,4 +294,4 @@ std::vector<Word> script_arguments(const std::string& text, const std::string& f
   return to_words(list, 0);
 }
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 struct Word {
   std::string text;
@@ -20,4 +22,4 @@ struct Word {
 // otherwise the words of every assignment holding a `--` flag, in file order.
 std::vector<Word> script_arguments(const std::string& text, const std::string& file);
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

@@ -5,7 +5,9 @@
 #include "ptp/vocab/error.hpp"
 #include "torchtitan_toml.hpp"
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 using toml::node_type;
 
@@ -199,4 +201,4 @@ std::string toml_value_text(const toml::node& n) {
   return type_name(n.type());
 }
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

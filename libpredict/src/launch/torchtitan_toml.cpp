@@ -14,7 +14,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -243,4 +245,4 @@ LaunchRead read_torchtitan_toml(const std::string& path) {
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

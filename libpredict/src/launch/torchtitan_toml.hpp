@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace ptp::launch {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::launch {
 
 struct TitanKey {
   std::string_view path;  // dotted, as toml::at_path takes it
@@ -46,4 +48,4 @@ class Toml {
 
 std::string toml_value_text(const toml::node& n);  // 8, true, 'bfloat16'
 
-}  // namespace ptp::launch
+}  // namespace ptp::predict::launch

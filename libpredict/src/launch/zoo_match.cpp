@@ -8,7 +8,9 @@
 #include "ptp/predict/resolved_job.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -69,4 +71,4 @@ const ModelDesc* zoo_model_matching(const ModelDesc& launch_model, const Catalog
   return nullptr;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -8,7 +8,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 bool is_model_parallel(const JobSpec& j) {
@@ -24,7 +26,7 @@ std::string LearnedBundle::describe_domain_gap(const nlohmann::json& manifest, c
 }
 
 Novelty LearnedBundle::novelty_of(const ResolvedJob& job) const {
-  return ptp::novelty_of(trained_precisions.count(job.policy->id) > 0, trained_gpus.count(job.gpu->id) > 0,
+  return ptp::predict::novelty_of(trained_precisions.count(job.policy->id) > 0, trained_gpus.count(job.gpu->id) > 0,
                          trained_models.count(job.job.model) > 0);
 }
 
@@ -145,4 +147,4 @@ Prediction LearnedBundle::predict(const ResolvedJob& job, const AnalyticalConsta
   return p;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -21,7 +21,9 @@
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 std::string read_text(const std::string& path, std::size_t max_bytes = 64u << 20) {
@@ -274,4 +276,4 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
   return b;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

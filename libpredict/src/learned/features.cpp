@@ -5,7 +5,9 @@
 
 #include "ptp/predict/analytical.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 float lg(double v) { return static_cast<float>(std::log10(std::max(v, 1e-12))); }
@@ -209,4 +211,4 @@ std::vector<float> collective_features(const CollectiveShape& c, const GpuSpec& 
           lg(collective_bound_seconds(c, gpu, fabric)), lg(c.bytes / c.ranks)};
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 std::string trained_math(const std::string& math) { return math == "bf16" ? "fp16" : math; }
@@ -293,4 +295,4 @@ LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConst
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -3,7 +3,9 @@
 #include <charconv>
 #include <system_error>
 
-namespace ptp::detail {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::detail {
 
 namespace {
 // The training metrics are half the manifest and nothing at prediction time reads them: skipped, not built.
@@ -119,4 +121,4 @@ ParsedManifest parse_manifest(const std::string& text) {
   return out;
 }
 
-}  // namespace ptp::detail
+}  // namespace ptp::predict::detail

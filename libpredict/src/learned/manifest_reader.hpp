@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp::detail {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::detail {
 
 struct ParsedManifest {
   nlohmann::json json;  // without "metrics"; with `points`, its support.points is an empty array
@@ -19,4 +21,4 @@ struct ParsedManifest {
 // Throws what nlohmann::json::parse throws on the whole text.
 ParsedManifest parse_manifest(const std::string& text);
 
-}  // namespace ptp::detail
+}  // namespace ptp::predict::detail

@@ -16,7 +16,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -144,4 +146,4 @@ std::string sha256_file(const std::string& path) {
   return sha256_hex(ss.str());
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

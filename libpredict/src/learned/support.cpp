@@ -5,7 +5,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 const std::vector<std::string>& SupportSpace::feature_names() {
   static const std::vector<std::string> names = {
@@ -200,4 +202,4 @@ double Shrinkage::share(const Support& s) const {
   return max_share * by_count * (s.extrapolating() ? extrapolating_share : 1.0) * s.thin_support_factor;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -4,7 +4,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 double ThinSupportShares::gpu_share(const std::string& architecture) const {
   const auto it = gpu_by_architecture.find(architecture);
@@ -62,4 +64,4 @@ ThinSupportShares ThinSupportShares::from_json(const nlohmann::json& j, const st
   return s;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -5,7 +5,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // The file is little-endian and read with memcpy; a big-endian host would need byte swaps here.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "tree files are read in host byte order");
@@ -130,4 +132,4 @@ std::vector<float> TreeEnsemble::predict(const DenseMatrix& x) const {
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

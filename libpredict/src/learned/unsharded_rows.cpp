@@ -4,7 +4,9 @@
 
 #include "ptp/predict/resolved_job.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 std::vector<FieldValue> UnshardedRows::fields_of(const ResolvedJob& job) {
   std::vector<FieldValue> out;
@@ -36,4 +38,4 @@ void UnshardedRows::keep(const ResolvedJob& unsharded, bool blind, const std::ve
   recent_.push_back({unsharded.shared, blind, unsharded.state, unsharded.quantized_base_bytes, fields_of(unsharded), row});
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -4,7 +4,9 @@
 #include "ptp/predict/model_zoo.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 constexpr std::int64_t kMaxRepeat = 10000;
@@ -131,4 +133,4 @@ void generate_composite(const YamlReader& p, const BuildContext& ctx, GraphBuild
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -9,7 +9,9 @@
 
 #include "ptp/predict/model_zoo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 struct MbStage {
@@ -137,4 +139,4 @@ void generate_efficientnet(const YamlReader& p, const BuildContext& ctx, GraphBu
   g.set_prefix("");
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

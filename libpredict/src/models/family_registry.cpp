@@ -1,7 +1,9 @@
 // The model families a model YAML can name. A new family: one generator source file + one line here.
 #include "ptp/predict/model_zoo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 void generate_transformer(const YamlReader&, const BuildContext&, GraphBuilder&);
 void generate_resnet(const YamlReader&, const BuildContext&, GraphBuilder&);
@@ -22,4 +24,4 @@ const std::vector<FamilyEntry>& model_families() {
   return families;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

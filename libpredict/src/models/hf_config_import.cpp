@@ -9,7 +9,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 using hf::field;
@@ -143,4 +145,4 @@ ModelDesc import_hf_config_text(const std::string& text, const std::string& path
   return m;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -10,7 +10,9 @@
 
 #include "hf_decoder_import.hpp"
 
-namespace ptp::hf {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::hf {
 
 namespace {
 
@@ -338,4 +340,4 @@ bool import_generic_decoder(const json& j, const std::string& path, const std::s
   return true;
 }
 
-}  // namespace ptp::hf
+}  // namespace ptp::predict::hf

@@ -6,7 +6,9 @@
 #include "hf_fields.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp::hf {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::hf {
 
 // Fills transformer-family params for a known decoder-only model_type; false for any other type.
 bool import_decoder(const json& j, const std::string& path, const std::string& type, YAML::Node& p);
@@ -17,4 +19,4 @@ bool import_generic_decoder(const json& j, const std::string& path, const std::s
                             std::vector<std::string>& warnings);
 std::string decoder_types();  // "llama | mistral | ..." for messages
 
-}  // namespace ptp::hf
+}  // namespace ptp::predict::hf

@@ -7,7 +7,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp::hf {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::hf {
 
 using nlohmann::json;
 
@@ -45,4 +47,4 @@ inline std::string string_field(const json& j, const std::string& path, const ch
   return it->get<std::string>();
 }
 
-}  // namespace ptp::hf
+}  // namespace ptp::predict::hf

@@ -7,7 +7,9 @@
 
 #include "ptp/predict/model_zoo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 void generate_lstm_seq2seq(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
   p.check_keys({"vocab", "hidden", "encoder_layers", "decoder_layers", "bidirectional_first", "residual_from",
@@ -77,4 +79,4 @@ void generate_lstm_seq2seq(const YamlReader& p, const BuildContext& ctx, GraphBu
   g.set_prefix("");
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -8,7 +8,9 @@
 
 namespace fs = std::filesystem;
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 FamilyGenerator find_family(const std::string& name, const YamlReader& where) {
   std::vector<std::string> names;
@@ -127,4 +129,4 @@ Workload build_workload(const ModelDesc& model, const BuildContext& ctx) {
   return w;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -6,7 +6,9 @@
 
 #include "ptp/predict/model_zoo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -113,4 +115,4 @@ void generate_recommender(const YamlReader& p, const BuildContext& ctx, GraphBui
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -4,7 +4,9 @@
 
 #include "ptp/predict/model_zoo.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 void generate_resnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) {
   p.check_keys({"blocks", "block", "width", "groups", "width_per_group", "se_reduction", "num_classes", "image",
@@ -87,4 +89,4 @@ void generate_resnet(const YamlReader& p, const BuildContext& ctx, GraphBuilder&
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -3,7 +3,9 @@
 
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 namespace {
 
 
@@ -174,4 +176,4 @@ TransformerDims read_transformer_dims(const YamlReader& p) {
   return d;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

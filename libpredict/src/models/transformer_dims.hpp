@@ -6,7 +6,9 @@
 
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct TransformerDims {
   std::string kind;  // encoder | decoder-only | encoder-decoder
@@ -46,4 +48,4 @@ struct TransformerDims {
 // The dimensions of a `family: transformer` model entry, each checked against its range.
 TransformerDims read_transformer_dims(const YamlReader& p);
 
-}  // namespace ptp
+}  // namespace ptp::predict

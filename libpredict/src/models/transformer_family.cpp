@@ -17,7 +17,9 @@
 #include "transformer_dims.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 namespace {
 
 Op& column(Op& op) {
@@ -361,4 +363,4 @@ void transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) 
 
 void generate_transformer(const YamlReader& p, const BuildContext& ctx, GraphBuilder& g) { transformer(p, ctx, g); }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 constexpr int kTracedMicrobatches = 64;
@@ -90,4 +92,4 @@ std::string render_chrome_trace(const Prediction& p) {
   return trace.dump() + "\n";
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

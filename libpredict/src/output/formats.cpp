@@ -2,7 +2,9 @@
 #include "ptp/predict/output.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -54,4 +56,4 @@ const OutputFormat& find_output_format(const std::string& name) {
   throw InputError("--format '" + name + "': expected " + expected);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

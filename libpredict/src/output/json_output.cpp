@@ -3,7 +3,9 @@
 #include "ptp/predict/energy_output.hpp"
 #include "ptp/vocab/version.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 nlohmann::json tool_json() { return {{"version", ptp_version()}, {"output_schema", kOutputSchemaVersion}}; }
 
@@ -195,4 +197,4 @@ std::string render_jsonl(const std::vector<SweepRow>& rows) {
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -9,7 +9,9 @@
 #include "ptp/vocab/version.hpp"
 #include "text_cells.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 using text_cells::fmt;
 
 std::string slurm_time_limit(double seconds) {
@@ -53,4 +55,4 @@ std::string render_slurm(const Prediction& p) {
   return o;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <string>
 
-namespace ptp::text_cells {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::text_cells {
 
 inline std::string fmt(const char* f, double v) {
   char buf[64];
@@ -19,4 +21,4 @@ inline std::string lpad(std::string s, std::size_t w) {
   return s;
 }
 
-}  // namespace ptp::text_cells
+}  // namespace ptp::predict::text_cells

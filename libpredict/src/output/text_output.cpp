@@ -9,7 +9,9 @@
 #include "ptp/vocab/csv.hpp"
 #include "text_cells.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 using text_cells::fmt;
@@ -387,4 +389,4 @@ std::string render_sweep_table(const std::vector<SweepRow>& rows) {
   return out + footer;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

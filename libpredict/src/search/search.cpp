@@ -22,7 +22,9 @@
 #include "search_fields.hpp"
 #include "search_walk.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 double search_objective_value(const Prediction& p, SearchObjective o) {
   const bool run = p.total_steps > 0;
@@ -313,4 +315,4 @@ SearchResult run_search(const JobSpec& base, const SearchSpace& space, const Sea
   return result;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -5,7 +5,9 @@
 
 #include "ptp/predict/job_fields.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 const std::vector<SearchField>& search_fields() {
   static const std::vector<SearchField> fields = [] {
@@ -33,4 +35,4 @@ const SearchField& search_field(const std::string& key) {
   throw std::logic_error("search_field: unknown key " + key);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

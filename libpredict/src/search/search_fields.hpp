@@ -8,7 +8,9 @@
 
 #include "ptp/predict/job_spec.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct JobField;
 
@@ -34,4 +36,4 @@ const SearchField& search_field(const std::string& key);  // key must be in sear
 // Default virtual-pipeline values for the job's pipeline depth: divisors of blocks / pipeline, up to 8.
 std::vector<std::string> virtual_pipeline_values(const JobSpec& job, int blocks);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -12,7 +12,9 @@
 #include "../output/text_cells.hpp"
 #include "search_fields.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -263,4 +265,4 @@ std::string render_search(const SearchResult& r, const std::string& format) {
   throw InputError("--format '" + format + "': --search prints table | json | jsonl | csv");
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

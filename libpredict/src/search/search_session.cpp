@@ -6,7 +6,9 @@
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 PredictOutcome run_search_request(const PredictRequest& req, const Predictor& predictor,
                                   const Calibrator* calibration) {
@@ -62,4 +64,4 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   return out;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -13,7 +13,9 @@
 #include "ptp/vocab/suggest.hpp"
 #include "search_fields.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -201,4 +203,4 @@ SearchObjective parse_search_objective(const std::string& name) {
 
 const char* search_objective_name(SearchObjective o) { return name_of(search_objective_names(), o); }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -11,7 +11,9 @@
 #include "ptp/predict/search.hpp"
 #include "search_fields.hpp"
 
-namespace ptp::detail {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict::detail {
 
 // Walks the cross product of the axes (virtual_pipeline's values follow the pipeline depth).
 class Enumerator {
@@ -106,4 +108,4 @@ class Enumerator {
   std::vector<std::size_t> order_;  // axis indices, outermost first
 };
 
-}  // namespace ptp::detail
+}  // namespace ptp::predict::detail

@@ -2,7 +2,9 @@
 
 #include "ptp/predict/job_fields.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 constexpr const char* kBridgeOverlap =
@@ -75,4 +77,4 @@ std::vector<const CodebaseStackDefault*> apply_codebase_stack(JobSpec& job) {
   return used;
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

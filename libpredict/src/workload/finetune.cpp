@@ -22,7 +22,9 @@
 #include "ptp/predict/workload_transforms.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -161,4 +163,4 @@ void apply_finetune(Workload& w, const JobSpec& job, const std::string& model) {
   w.ops = std::move(ops);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

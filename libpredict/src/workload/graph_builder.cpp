@@ -3,7 +3,9 @@
 #include "ptp/predict/workload.hpp"
 #include "ptp/vocab/error.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 const char* op_kind_name(OpKind k) {
   switch (k) {
@@ -298,4 +300,4 @@ void GraphBuilder::loss(const std::string& name, double rows, double classes) {
   add(o);
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

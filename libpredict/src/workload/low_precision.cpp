@@ -9,7 +9,9 @@
 
 #include "ptp/predict/workload_transforms.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 namespace {
 
@@ -97,4 +99,4 @@ void apply_low_precision(Workload& w, const LowPrecisionSpec& s) {
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -7,7 +7,9 @@
 // allocate for the longest sequence of the batch.
 #include "ptp/predict/workload_transforms.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 
 double real_tokens_per_sequence(const JobSpec& j) {
@@ -53,4 +55,4 @@ void apply_sequence_layout(Workload& w, const SequenceLayoutSpec& s, int seq_len
   }
 }
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -12,6 +12,8 @@
 #include "fill.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 namespace {

@@ -3,6 +3,8 @@
 // dtype, accumulating in FP32 (or FP16 when accum=fp16), FP8 in the TN layout cuBLASLt requires.
 #include "ptp/profile/microbenchmark.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 std::vector<AxisSpec> gemm_axes(bool batched);

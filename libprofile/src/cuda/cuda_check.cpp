@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {

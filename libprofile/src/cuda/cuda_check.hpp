@@ -9,6 +9,8 @@
 
 #include "ptp/profile/measurement.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line);

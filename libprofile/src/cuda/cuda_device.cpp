@@ -15,6 +15,8 @@
 #include "cuda_check.hpp"
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 namespace {

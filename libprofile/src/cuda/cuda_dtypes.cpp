@@ -4,6 +4,8 @@
 
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 bool is_fp8(const std::string& name) { return name == "fp8_e4m3" || name == "fp8_e5m2"; }

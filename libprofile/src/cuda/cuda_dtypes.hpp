@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 struct CudaDtype {

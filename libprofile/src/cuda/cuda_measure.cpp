@@ -6,6 +6,8 @@
 #include "cupti_activity.hpp"
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes, int fill_byte) : bytes_(bytes) {

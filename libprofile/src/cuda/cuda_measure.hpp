@@ -9,6 +9,8 @@
 #include "cuda_check.hpp"
 #include "ptp/profile/measurement.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 class DeviceBuffer {

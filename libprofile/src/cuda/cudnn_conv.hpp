@@ -5,6 +5,8 @@
 // that finalizes and executes, and time cudnnBackendExecute.
 #include "ptp/profile/microbenchmark.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 enum class ConvKind { fwd, bwd_data, bwd_filter };

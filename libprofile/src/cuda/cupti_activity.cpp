@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 namespace {

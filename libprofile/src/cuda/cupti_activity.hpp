@@ -4,6 +4,8 @@
 #include <map>
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 struct KernelStats {

@@ -6,6 +6,8 @@
 
 #include "ptp/profile/cupti_metrics.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cupti {
 
 namespace {

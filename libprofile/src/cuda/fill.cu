@@ -13,6 +13,8 @@
 #include "cuda_check.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 // `count` elements of `dtype` (fp32, tf32 = fp32 storage, fp16, bf16, fp8_e4m3, fp8_e5m2) at `data`.

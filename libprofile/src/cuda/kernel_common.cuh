@@ -14,6 +14,8 @@
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 template <typename T> __device__ __forceinline__ float to_f(T x) { return static_cast<float>(x); }

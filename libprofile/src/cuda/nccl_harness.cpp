@@ -19,6 +19,8 @@
 #include "ptp/profile/comm.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 namespace {

@@ -8,6 +8,8 @@
 
 #include "ptp/profile/microbenchmark.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 struct CollectiveCall {

@@ -3,6 +3,8 @@
 #include "ptp/profile/cuda_device.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 namespace {

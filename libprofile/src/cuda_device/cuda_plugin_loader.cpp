@@ -9,6 +9,8 @@
 #error "PTP_CUDA_PLUGIN_FILE (the plugin's file name) comes from libprofile/CMakeLists.txt"
 #endif
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 namespace {

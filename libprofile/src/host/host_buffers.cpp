@@ -1,5 +1,7 @@
 #include "host_buffers.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::host {
 
 namespace {

@@ -9,6 +9,8 @@
 #include "ptp/profile/measurement.hpp"
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::host {
 
 // Allocation that reports failure as a point row instead of killing the sweep.

@@ -6,6 +6,8 @@
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::host {
 namespace {
 

@@ -5,6 +5,8 @@
 #include "ptp/profile/microbenchmark.hpp"
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::host {
 namespace {
 

@@ -7,6 +7,7 @@
 
 #include "../mpi_runtime.hpp"
 
+
 namespace ptp::profile {
 
 namespace {

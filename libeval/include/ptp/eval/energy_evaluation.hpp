@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 struct EnergyEvaluationOptions {

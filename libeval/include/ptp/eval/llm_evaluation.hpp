@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 struct LlmEvaluationOptions {

@@ -9,6 +9,8 @@
 
 #include "ptp/vocab/csv.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 // One data row with what the evaluation needs; `job_yaml` is empty when the row cannot be stated

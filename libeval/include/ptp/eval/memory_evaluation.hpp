@@ -7,6 +7,8 @@
 
 #include "ptp/predict/resolved_job.hpp"
 
+#include "ptp/eval/vocabulary.hpp"
+
 namespace ptp::eval {
 
 struct MemoryEvaluationOptions {

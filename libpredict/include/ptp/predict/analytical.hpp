@@ -7,7 +7,9 @@
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Learned replacements for parts of the analytical model (the bundle's compute and communication
 // models plug in here; the analytical curves answer whatever they do not cover).
@@ -160,4 +162,4 @@ double implied_matmul_utilization(const ResolvedJob& job, double step_s);
 // instead of aborting a sweep.
 Prediction invalid_prediction(const JobSpec& job, const std::string& error);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -30,7 +30,9 @@
 
 #include "ptp/predict/prediction.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct StepParts {
   double gemm = 0, memory_bound = 0, communication = 0, host = 0;  // seconds per step, sum = the step
@@ -135,4 +137,4 @@ struct MeasuredStep {
 std::vector<MeasuredStep> read_measured_steps(const std::string& csv_path);
 std::vector<MeasuredStep> parse_measured_steps(const std::string& text, const std::string& csv_path);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct CatalogListing {
   std::vector<std::string> lines;  // stdout, one per entry
@@ -20,4 +22,4 @@ const std::vector<std::string>& listing_kinds();
 // `bundle_dir`: the learned bundle whose codebases are listed ("": none is used).
 CatalogListing list_catalog(const std::string& kind, const std::string& config_dir, const std::string& bundle_dir);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct JobSpec;
 
@@ -28,4 +30,4 @@ const std::vector<CodebaseStackDefault>& codebase_stack_table();
 // the rows it used, in table order.
 std::vector<const CodebaseStackDefault*> apply_codebase_stack(JobSpec& job);
 
-}  // namespace ptp
+}  // namespace ptp::predict

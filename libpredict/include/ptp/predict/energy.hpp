@@ -7,7 +7,9 @@
 
 #include "ptp/vocab/hardware.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct Prediction;
 struct ResolvedJob;
@@ -110,4 +112,4 @@ void update_energy(Prediction& p);
 // prediction: 1 when nothing caps it. The trainer divides runs measured under a cap by it.
 double power_limit_stretch(const ResolvedJob& job, const Prediction& p);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -7,7 +7,9 @@
 
 #include "ptp/predict/prediction.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 nlohmann::json energy_json(const EnergyEstimate& e);  // null when not valid
 std::string energy_text(const Prediction& p);         // table lines ("energy ..."), "" when not valid
@@ -19,4 +21,4 @@ std::vector<std::string> energy_csv_cells(const EnergyEstimate& e);
 void append_energy_counters(const Prediction& p, nlohmann::json& events, double kernels_end_s,
                             double optimizer_start_s);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -4,7 +4,9 @@
 // reads these tables for parsing, did-you-mean errors and the job-spec reference.
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // The framework the job runs on; it sets launch overheads, the default activation layout and graph
 // compilation (JAX).
@@ -43,4 +45,4 @@ const EnumNames<GradSync>& grad_sync_names();
 // The dtypes memory.grad_dtype and memory.optimizer_dtype may store the training state in.
 const std::vector<std::string>& state_dtype_names();
 
-}  // namespace ptp
+}  // namespace ptp::predict

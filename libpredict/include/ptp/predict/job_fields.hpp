@@ -12,7 +12,9 @@
 
 #include "ptp/predict/job_spec.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // A field's value as the spec writes it; monostate: not set (an optional field left out).
 using FieldValue = std::variant<std::monostate, bool, long long, double, std::string, std::vector<std::string>>;
@@ -71,4 +73,4 @@ FieldValue checked_field_value(const JobField& f, const std::string& text, const
 // The reference of every field as Markdown (docs/job-spec.md is this text).
 std::string describe_job_spec_markdown();
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -14,7 +14,9 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct ClusterSpec {
   std::string gpu;
@@ -273,4 +275,4 @@ std::string job_spec_to_yaml(const JobSpec& job);
 // field it sets, a model path made absolute so the text predicts the same from any folder.
 std::string merged_job_yaml(const std::string& path, const std::vector<Override>& overrides);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -11,7 +11,9 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 class Catalogs;  // resolved_job.hpp
 
@@ -77,4 +79,4 @@ bool launch_defines_model(const JobSpec& job);
 // model is looked up in `catalogs`; one that does not load is left to the prediction to report).
 std::vector<std::string> job_warnings(const JobSpec& job, const Catalogs& catalogs);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -10,7 +10,9 @@
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/yaml_reader.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct BuildContext {
   double batch = 0;      // micro-batch per GPU in samples
@@ -65,4 +67,4 @@ Workload build_workload(const ModelDesc& model, const BuildContext& ctx);
 // Runs a family generator on `params` (used by composite models).
 void generate_family(const std::string& family, const YamlReader& params, const BuildContext& ctx, GraphBuilder& g);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -7,7 +7,9 @@
 
 #include "ptp/predict/prediction.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct SweepRow {
   std::vector<std::pair<std::string, std::string>> settings;  // the swept key=value pairs of this row
@@ -63,4 +65,4 @@ const std::vector<OutputFormat>& output_formats();
 std::vector<std::string> output_format_names();
 const OutputFormat& find_output_format(const std::string& name);  // InputError naming the choices
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -12,7 +12,9 @@
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/exit_codes.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct SweepAxis {
   std::string key;
@@ -74,4 +76,4 @@ std::string memory_verdict(const Prediction& p);
 PredictOutcome run_search_request(const PredictRequest& request, const Predictor& predictor,
                                   const Calibrator* calibration);
 
-}  // namespace ptp
+}  // namespace ptp::predict

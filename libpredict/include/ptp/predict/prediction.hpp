@@ -9,7 +9,9 @@
 #include "ptp/predict/price.hpp"
 #include "ptp/vocab/training_layout.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct StepBreakdown {
   double forward = 0;        // all micro-batches, seconds per optimizer step
@@ -197,4 +199,4 @@ double total_high_seconds(const Prediction& p);
 // sharding changes) and another on the rest of the step; the step's other figures follow its new length.
 void scale_prediction_halves(Prediction& p, double invariant, double sharded);
 
-}  // namespace ptp
+}  // namespace ptp::predict

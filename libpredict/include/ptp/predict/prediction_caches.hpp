@@ -15,7 +15,9 @@
 #include "ptp/predict/learned/learned_memo.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct CacheCounter {
   std::size_t hits = 0, misses = 0;
@@ -77,4 +79,4 @@ struct PredictionCaches {
   CacheReport report() const;
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -12,7 +12,9 @@
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 class LearnedBundle;  // learned/bundle.hpp
 
@@ -41,4 +43,4 @@ class Predictor {
 // models/default next to configs/ (the shipped bundle), or "" when absent.
 std::string default_bundle_dir(const std::string& config_dir);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -10,7 +10,9 @@
 
 #include "ptp/vocab/hardware.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct JobSpec;
 
@@ -26,4 +28,4 @@ struct PriceQuote {
 // `gpu` is the job's resolved GPU; `gpus` resolves the GPU the job's price was given for.
 PriceQuote resolve_price(const JobSpec& job, const GpuSpec& gpu, const GpuCatalog& gpus);
 
-}  // namespace ptp
+}  // namespace ptp::predict

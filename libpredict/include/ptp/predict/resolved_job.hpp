@@ -18,7 +18,9 @@
 #include "ptp/vocab/memory_convention.hpp"
 #include "ptp/vocab/precision.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Loaded once per process and shared by every prediction (sweeps predict thousands of jobs) and
 // every thread: a model description is read on first use, under a lock, and never changes after.
@@ -123,4 +125,4 @@ std::string precision_refusal(const GpuSpec& g, const PrecisionPolicy& p);
 // 16-bit dtype); null when it runs none other.
 const PrecisionPolicy* nearest_runnable_precision(const GpuSpec& g, const PrecisionPolicy& p);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -14,7 +14,9 @@
 #include "ptp/predict/predictor.hpp"
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // One searched field: a --set key and the values (as --set would spell them) it takes.
 struct SearchAxis {
@@ -141,4 +143,4 @@ std::string render_search(const SearchResult& result, const std::string& format)
 // "searched N configurations: I invalid, F do not fit, R ranked" for stderr.
 std::string search_summary(const SearchResult& result);
 
-}  // namespace ptp
+}  // namespace ptp::predict

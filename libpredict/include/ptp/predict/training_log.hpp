@@ -23,7 +23,9 @@
 
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 enum class LogFormat { megatron, nemo, torchtitan, hf_trainer, lightning, mllog, csv };
 const EnumNames<LogFormat>& log_format_names();
@@ -66,4 +68,4 @@ SteadyStep parse_training_log(const std::string& text, const std::string& path, 
 // The same on a file of at most 64 MiB; binary data is refused.
 SteadyStep read_training_log(const std::string& path, std::optional<LogFormat> format, const LogJobShape& shape);
 
-}  // namespace ptp
+}  // namespace ptp::predict

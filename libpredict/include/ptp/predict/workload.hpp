@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 enum class OpKind { gemm, attention_bmm, fused_attention, conv, norm, softmax, elementwise, embedding, pooling, rnn, loss };
 inline constexpr std::size_t kOpKindCount = static_cast<std::size_t>(OpKind::loss) + 1;  // loss: keep it the last kind
@@ -186,4 +188,4 @@ class GraphBuilder {
   std::string prefix_;
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

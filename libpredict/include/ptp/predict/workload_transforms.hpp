@@ -7,7 +7,9 @@
 #include "ptp/predict/job_spec.hpp"
 #include "ptp/predict/workload.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // LoRA: every weight of the model becomes frozen (no weight gradient, no optimizer state, no
 // gradient traffic; input gradients still flow), and each targeted projection gets its adapter pair
@@ -32,4 +34,4 @@ bool in_module(const Op& op, const std::string& module);
 // Real tokens a sequence of seq_len slots carries (seq_len unless unpadded).
 double real_tokens_per_sequence(const JobSpec& j);
 
-}  // namespace ptp
+}  // namespace ptp::predict

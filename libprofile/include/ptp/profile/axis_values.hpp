@@ -5,6 +5,8 @@
 
 #include "ptp/vocab/yaml_reader.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 // A list `[a, b]`, a scalar, or `{range: [lo, hi], step: S}` where S is `xF` (multiply, e.g. x2

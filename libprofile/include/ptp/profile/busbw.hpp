@@ -3,6 +3,8 @@
 // busbw = algbw * factor, where the factor makes busbw comparable to the link bandwidth.
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 // all_reduce 2(n-1)/n, reduce_scatter and all_gather (n-1)/n, broadcast/reduce/send_recv 1,

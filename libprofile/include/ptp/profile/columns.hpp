@@ -6,6 +6,8 @@
 
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 std::vector<std::string> extra_columns(Table t);    // measurement details not in the schema

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 class MpiRuntime;

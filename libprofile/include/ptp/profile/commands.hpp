@@ -5,6 +5,8 @@
 
 #include "ptp/profile/nccl_tests_ingest.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 // Converts a nccl-tests log; rows go to `out_csv` (created, or appended to with a matching header)

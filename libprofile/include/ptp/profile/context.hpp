@@ -5,6 +5,8 @@
 
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 Row capture_host_context();     // ctx_hostname, ctx_cpu, ctx_cpus, ctx_os, ctx_ptp_version, ctx_blas, ctx_mpi

@@ -6,6 +6,8 @@
 
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 
 bool compiled();                // this build has a CUDA plugin

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cupti {
 
 struct MetricSpec {

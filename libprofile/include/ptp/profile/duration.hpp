@@ -1,6 +1,8 @@
 #pragma once
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 // "90", "90s", "30m", "1.5h", "1h30m" -> seconds. Throws InputError naming `what`.

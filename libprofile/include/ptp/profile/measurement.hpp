@@ -10,6 +10,8 @@
 #include "ptp/profile/stats.hpp"
 #include "ptp/vocab/point_status.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 // Thrown by a benchmark for a point it cannot run; the harness turns it into a row with this status.

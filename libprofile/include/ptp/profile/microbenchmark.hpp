@@ -11,6 +11,8 @@
 #include "ptp/profile/point.hpp"
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 enum class Backend { host, cuda };

@@ -20,6 +20,8 @@
 #include "ptp/profile/sweep.hpp"
 #include "ptp/vocab/hardware.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 struct Roofline {

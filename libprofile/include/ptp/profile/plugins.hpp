@@ -5,6 +5,8 @@
 // loading before main otherwise). Plugins sit next to the executable that loads them.
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 // Where plugins are loaded from: the directory of the running executable unless set (tests, whose

@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 class Microbenchmark;

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 class Progress {

@@ -8,6 +8,8 @@
 
 #include "ptp/profile/row.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 class RowWriter {

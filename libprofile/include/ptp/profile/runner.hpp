@@ -6,6 +6,8 @@
 
 #include "ptp/vocab/exit_codes.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 struct ProfileOptions {

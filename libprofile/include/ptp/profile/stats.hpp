@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 struct Summary {

@@ -18,6 +18,8 @@
 #include "ptp/profile/point.hpp"
 #include "ptp/profile/stats.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile {
 
 struct PlannedPoint {

@@ -1,6 +1,8 @@
 // cuBLASLt strided-batched GEMM (attention QK^T / PV shapes) over m, n, k, batch and dtype.
 #include "../cublaslt_gemm.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

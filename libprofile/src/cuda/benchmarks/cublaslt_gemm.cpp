@@ -1,6 +1,8 @@
 // cuBLASLt dense GEMM over m, n, k and dtype.
 #include "../cublaslt_gemm.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

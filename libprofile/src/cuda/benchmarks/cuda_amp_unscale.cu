@@ -2,6 +2,8 @@
 // decides whether the optimizer step is skipped).
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // Dtype casts (autocast weight casts, master-weight copies): from -> to among fp32/fp16/bf16.
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

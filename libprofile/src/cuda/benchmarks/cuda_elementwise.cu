@@ -2,6 +2,8 @@
 // fp32/fp16/bf16 storage.
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // Embedding gather: tokens rows of width dim picked from a vocab x dim table by index.
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // LayerNorm forward over the last dimension: one block per row, fp32 statistics (as AMP keeps them).
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

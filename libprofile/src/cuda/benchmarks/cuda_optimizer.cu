@@ -3,6 +3,8 @@
 // kernel per tensor update, as eager frameworks run them), so both costs can be learned.
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -2,6 +2,8 @@
 // shuffles, one atomicAdd per block.
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

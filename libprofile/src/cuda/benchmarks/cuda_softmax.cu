@@ -3,6 +3,8 @@
 
 #include "../kernel_common.cuh"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // cuDNN 9 convolution, bwd_filter pass (graph API), NCHW or NHWC.
 #include "../cudnn_conv.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

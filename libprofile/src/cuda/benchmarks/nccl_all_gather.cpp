@@ -1,6 +1,8 @@
 // NCCL all_gather (size = output buffer; bus factor (n-1)/n).
 #include "../nccl_harness.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // NCCL all_reduce (sum; bus factor 2(n-1)/n).
 #include "../nccl_harness.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // NCCL reduce_scatter (sum; size = input buffer; bus factor (n-1)/n).
 #include "../nccl_harness.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -1,6 +1,8 @@
 // NCCL send_recv (ring exchange; bus factor 1).
 #include "../nccl_harness.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda {
 namespace {
 

@@ -8,6 +8,8 @@
 
 #include "ptp/predict/learned/dense_matrix.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 

@@ -15,6 +15,8 @@
 #include "ptp/predict/calibration.hpp"
 #include "ptp/predict/job_spec.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 struct CalibrationEvalRow {

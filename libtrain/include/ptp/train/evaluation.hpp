@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 struct ErrorStats {

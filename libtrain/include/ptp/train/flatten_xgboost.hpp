@@ -5,6 +5,8 @@
 
 #include "ptp/predict/learned/tree_ensemble.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 // Refuses what the flattened form does not reproduce (dart, categorical splits, multi-output,

@@ -16,6 +16,8 @@
 #include "ptp/train/booster.hpp"
 #include "ptp/train/evaluation.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 // Shrinkage of a codebase's mean residual: b = sum(r) / (n + kStackOffsetPrior), i.e. a codebase

@@ -9,6 +9,8 @@
 #include "ptp/predict/learned/thin_support.hpp"
 #include "ptp/train/stack_effects.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 // Each row's GPU, its architecture, its precision and its workload kind.

@@ -8,6 +8,8 @@
 
 #include "ptp/predict/job_spec.hpp"
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 struct RunRecord {

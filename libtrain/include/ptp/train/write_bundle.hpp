@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ptp/train/vocabulary.hpp"
+
 namespace ptp::train {
 
 // Writes boosters (UBJ bytes by level), their flattened trees and the manifest into a temporary

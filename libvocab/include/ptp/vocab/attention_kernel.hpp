@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 struct AttentionKernel {
   std::string id;           // job-spec name: attention_kernel
@@ -25,4 +25,4 @@ std::vector<std::string> attention_kernel_ids();
 // kernels leave unused.
 inline constexpr int kAsyncTensorCoreSm = 90;
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -9,7 +9,7 @@
 
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 struct CsvRow {
   int line = 0;  // 1-based line where the row starts
@@ -60,4 +60,4 @@ std::string read_file_bounded(const std::string& path, std::size_t max_bytes);
 // Writes to a temporary file in the same directory, then renames: readers never see a partial file.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

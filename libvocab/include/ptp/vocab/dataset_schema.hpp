@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 inline constexpr const char* kDatasetSchemaVersion = "1";
 
@@ -26,4 +26,4 @@ const TableSchema& ops_schema();
 const TableSchema& collectives_schema();
 const TableSchema& runs_schema();
 
-}  // namespace ptp
+}  // namespace ptp::vocab

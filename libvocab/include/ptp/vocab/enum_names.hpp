@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 template <class E>
 struct EnumName {
@@ -72,4 +72,4 @@ E parse_named(const EnumNames<E>& table, const std::string& text, const std::str
   fail_unknown_name(what, text, names_of(table));
 }
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ptp {
+namespace ptp::vocab {
 
 class InputError : public std::runtime_error {
  public:
@@ -30,4 +30,4 @@ std::string format_location(const std::string& file, int line, int column);
 // names, library messages) are escaped and very long messages are cut, so stderr gets one line.
 std::string one_line(const std::string& message);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 enum ExitCode : int {
   kExitOk = 0,
@@ -32,4 +32,4 @@ std::string exit_codes_help(const std::string& tool);
 // The README's Markdown table: | code | tools | meaning |.
 std::string exit_codes_markdown();
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 struct Fp8Recipe {
   std::string id;           // job-spec name: fp8_recipe
@@ -27,4 +27,4 @@ std::vector<std::string> fp8_recipe_ids();
 // The recipe of a job that names none.
 inline constexpr std::string_view kDefaultFp8Recipe = "tensorwise";
 
-}  // namespace ptp
+}  // namespace ptp::vocab

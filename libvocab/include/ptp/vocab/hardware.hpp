@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 // An on-demand list price of one GPU for one hour (USD, the instance's price over its GPUs), with
 // who lists it and when it was read. usd_per_gpu_hour 0: the catalog has no price for the GPU.
@@ -40,7 +40,7 @@ struct GpuSpec {
   double l2_cache_mb = 0;
   double tdp_w = 0;
   // Board power while the GPU holds a context and waits, and the range nvidia-smi accepts for a
-  // power cap (max: TDP). 0 where no public figure is known: ptp::gpu_idle_w and friends
+  // power cap (max: TDP). 0 where no public figure is known: ptp::predict::gpu_idle_w and friends
   // (libpredict energy.hpp) then derive them from TDP by a stated rule.
   double idle_w = 0, power_limit_min_w = 0, power_limit_max_w = 0;
   // The cap the board runs under when the job sets none, where a system ships one below TDP (Meta's
@@ -134,4 +134,4 @@ FabricCatalog load_fabric_catalog(const std::string& dir);
 // configs/ root: $PTP_CONFIG_DIR, else the source tree's configs/ compiled in, else next to the binary.
 std::string config_root();
 
-}  // namespace ptp
+}  // namespace ptp::vocab

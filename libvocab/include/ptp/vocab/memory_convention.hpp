@@ -10,7 +10,7 @@
 #include "ptp/vocab/attention_kernel.hpp"
 #include "ptp/vocab/precision.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 // A stored tensor's dtype relative to the policy: `compute` is the policy's 16-bit dtype (FP32 for
 // the FP32/TF32 policies), `fp32` always four bytes, `fp32_unless_fp16` FP32 except under FP16
@@ -133,4 +133,4 @@ TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryCo
 // the sharding takes these from the precision's default convention.
 void apply_stack_computation(TrainingStateBytes& s, const MemoryConvention& c, const StateOverrides& overrides);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

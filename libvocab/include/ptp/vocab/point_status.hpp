@@ -3,10 +3,10 @@
 // training-data reader keeps only `ok` rows.
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 enum class PointStatus { ok, failed, unsupported, skipped };
 const EnumNames<PointStatus>& point_status_names();
 const char* point_status_name(PointStatus s);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

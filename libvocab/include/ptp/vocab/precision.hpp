@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 struct PrecisionPolicy {
   std::string id;            // job-spec name: fp32, tf32, fp16, bf16, amp_fp16, amp_bf16, fp8, fp4
@@ -46,4 +46,4 @@ std::vector<std::string> precision_ids();
 // Element size of a storage dtype name (fp32, tf32, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, fp4, int8).
 double dtype_bytes(std::string_view dtype);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 // Up to `max_count` candidates close to `wanted` (suggest.cpp states the rule), closest first;
 // none when nothing is close enough.
@@ -20,4 +20,4 @@ std::string add_catalog_entry_hint(const std::string& wanted, const std::string&
 
 std::string to_lower(std::string s);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

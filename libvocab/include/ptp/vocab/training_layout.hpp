@@ -4,7 +4,7 @@
 // dataset rows' columns of the same names, and the predictor's reading of them.
 #include "ptp/vocab/enum_names.hpp"
 
-namespace ptp {
+namespace ptp::vocab {
 
 enum class Sharding { none, zero1, zero2, zero3, fsdp, hsdp };
 const EnumNames<Sharding>& sharding_names();
@@ -19,4 +19,4 @@ enum class Recompute { none, selective, full };
 const EnumNames<Recompute>& recompute_names();
 const char* recompute_name(Recompute r);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -3,7 +3,7 @@
 // bundle manifests name it.
 #include <string>
 
-namespace ptp {
+namespace ptp::vocab {
 
 const char* ptp_version();
 // "<tool> <version>", the git revision it was configured at (when built from a git checkout), and
@@ -11,4 +11,4 @@ const char* ptp_version();
 // "ptp-predict 0.1.0 git 244d910 (bundle schema 3, dataset schema 1, output schema 1)".
 std::string version_line(const std::string& tool, const std::string& schemas);
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace ptp {
+namespace ptp::vocab {
 
 class YamlReader {
  public:
@@ -68,4 +68,4 @@ class YamlReader {
   std::string path_;
 };
 
-}  // namespace ptp
+}  // namespace ptp::vocab

@@ -11,7 +11,9 @@
 
 #include "ptp/predict/analytical.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Knobs of the parallel step model. Defaults are physical (no overlap the framework does not
 // guarantee) except where a comment names the published behaviour they stand for.
@@ -60,8 +62,8 @@ struct Layout {
   double elem_bytes = 2;  // activations on the wire (BF16/FP16; FP32 for fp32/tf32 policies)
   bool model_parallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
   bool shards_params() const { return shards_weights(sharding); }
-  bool shards_grads() const { return ptp::shards_grads(sharding); }
-  bool shards_optimizer() const { return ptp::shards_optimizer(sharding); }
+  bool shards_grads() const { return ptp::vocab::shards_grads(sharding); }
+  bool shards_optimizer() const { return ptp::vocab::shards_optimizer(sharding); }
 };
 Layout make_layout(const ResolvedJob& job);
 // A transformer model's widths make_layout reads from its YAML (hidden, kv_dim, experts_per_token,
@@ -208,4 +210,4 @@ Prediction predict_analytical(const ResolvedJob& job, const AnalyticalConstants&
 MemoryEstimate stage_memory(const Stage& s, int stage_index, const ResolvedJob& job, const Layout& l,
                             const AnalyticalConstants& k);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -18,7 +18,9 @@
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 inline constexpr int kBundleSchemaVersion = 3;
 // What a job has that no training run of the bundle had, the most telling first: a precision, a GPU
@@ -121,4 +123,4 @@ class LearnedBundle {
   nlohmann::json manifest_;
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

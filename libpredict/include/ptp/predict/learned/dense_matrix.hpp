@@ -4,7 +4,9 @@
 #include <stdexcept>
 #include <vector>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct DenseMatrix {
   std::size_t rows = 0, cols = 0;
@@ -29,4 +31,4 @@ struct DenseMatrix {
   }
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -17,7 +17,9 @@
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Aggregator: one row per job, from the composed analytical/learned step.
 const std::vector<std::string>& run_feature_names(bool blind);
@@ -73,4 +75,4 @@ std::vector<float> collective_features(const CollectiveShape& c, const GpuSpec& 
 // Ring bound: 2(n-1)/n * bytes over the slowest link (NVLink/PCIe in a node, NICs across nodes).
 double collective_bound_seconds(const CollectiveShape& c, const GpuSpec& gpu, const FabricSpec* fabric);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -13,9 +13,13 @@
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/unsharded_rows.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
 
+namespace ptp::vocab {
 struct GpuSpec;
+}  // namespace ptp::vocab
+
+namespace ptp::predict {
 
 class LearnedMemo {
  public:
@@ -58,4 +62,4 @@ class LearnedMemo {
   std::size_t collective_row_hits = 0, collective_row_misses = 0;
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -12,7 +12,9 @@
 #include "ptp/predict/learned/learned_memo.hpp"
 #include "ptp/predict/learned/tree_ensemble.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Which workload ops the compute model answers, as the OpShape it was trained on (nullopt: decline).
 bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches);
@@ -109,4 +111,4 @@ struct LearnedComposition {
 LearnedComposition compose_learned(const ResolvedJob& job, const AnalyticalConstants& base, const LearnedLevels& levels,
                                    LearnedMemo& memo, AggregatorRow row = AggregatorRow::none);
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -4,10 +4,12 @@
 #include <cstddef>
 #include <string>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 std::string sha256_hex(const char* data, std::size_t size);
 inline std::string sha256_hex(const std::string& data) { return sha256_hex(data.data(), data.size()); }
 std::string sha256_file(const std::string& path);  // throws InputError when unreadable
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -12,7 +12,9 @@
 
 #include "ptp/predict/learned/thin_support.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct Support {
   int runs_near = 0;                 // training runs within the radius
@@ -137,4 +139,4 @@ struct CorrectionShrinkage {
   }
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

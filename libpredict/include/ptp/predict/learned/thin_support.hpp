@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 // Fewer training runs than this make a precision thin, and a GPU thin when no GPU of its architecture
 // has as many: under 5 % of the runs, one or two sources' worth. A GPU or precision no run used has
@@ -40,4 +42,4 @@ struct ThinSupportShares {
   static ThinSupportShares from_json(const nlohmann::json& j, const std::string& path);
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

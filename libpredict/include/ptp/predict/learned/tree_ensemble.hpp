@@ -21,7 +21,9 @@
 
 #include "ptp/predict/learned/dense_matrix.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 inline constexpr std::uint32_t kTreeFileVersion = 1;
 
@@ -66,4 +68,4 @@ class TreeEnsemble {
   Node node(std::uint32_t index) const;
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

@@ -13,7 +13,9 @@
 #include "ptp/predict/job_fields.hpp"
 #include "ptp/vocab/memory_convention.hpp"
 
-namespace ptp {
+#include "ptp/predict/vocabulary.hpp"
+
+namespace ptp::predict {
 
 struct ResolvedJob;
 struct SharedWorkload;
@@ -40,4 +42,4 @@ class UnshardedRows {
   std::vector<FieldValue> probe_;
 };
 
-}  // namespace ptp
+}  // namespace ptp::predict

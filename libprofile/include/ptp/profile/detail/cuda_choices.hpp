@@ -15,6 +15,8 @@
 
 #include "ptp/vocab/error.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda_choices {
 
 // ---- GEMM (cuBLASLt) --------------------------------------------------------------------------

@@ -10,6 +10,8 @@
 
 #include "ptp/profile/microbenchmark.hpp"
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::cuda_work {
 
 struct Spec {

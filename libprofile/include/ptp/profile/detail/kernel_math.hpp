@@ -10,6 +10,8 @@
 #define PTP_HD inline
 #endif
 
+#include "ptp/profile/vocabulary.hpp"
+
 namespace ptp::profile::kernel_math {
 
 // Stateless 32-bit hash of (index, seed) (lowbias32 finaliser): element i of a buffer gets the same
