@@ -64,7 +64,7 @@ std::string describe_job_spec_markdown() {
       "# Job spec reference\n\n"
       "Every field a ptp-predict job file may hold, as `--set`, `--unset` and `--sweep` name it (dotted for a\n"
       "field inside a mapping). This page is the output of `ptp-predict --describe-job-spec`, written from the\n"
-      "job-field table (libpredict/src/job_fields.cpp); a test keeps the two equal. \"search\" marks the fields a\n"
+      "job-field table (libpredict/src/job_field_table.cpp); a test keeps the two equal. \"search\" marks the fields a\n"
       "`--space` file may list, with the search table's column. Rules between fields (exactly one of\n"
       "`batch_size` and `batch_tokens`; one run kind; `avg_seq_len` within `seq_len`) are checked after the\n"
       "fields are read.\n\n"

@@ -3,7 +3,7 @@
 // rejection, --set/--unset, the YAML a job is written back as, the search axes and their columns,
 // and the job-spec reference (ptp-predict --describe-job-spec, docs/job-spec.md) all come. Rules that
 // tie fields together (batch_size xor batch_tokens, the run kinds, LoRA-only keys) stay code in
-// job_spec.cpp. Adding a field: one row in job_fields.cpp, its member in JobSpec, and its physics.
+// job_spec.cpp. Adding a field: one row in job_field_table.cpp, its member in JobSpec, and its physics.
 #include <functional>
 #include <string>
 #include <string_view>
