@@ -12,7 +12,6 @@
 #include "ptp/eval/energy_evaluation.hpp"
 #include "ptp/eval/llm_evaluation.hpp"
 #include "ptp/eval/memory_evaluation.hpp"
-#include "ptp/predict/job_spec.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/vocab/version.hpp"

@@ -54,8 +54,7 @@ int main(int argc, char** argv) {
   ing->add_option("--out", ingest_out, "collectives CSV to create or append to (default: stdout)");
   auto* list = app.add_subcommand("list", "list the microbenchmarks of this build and their axes");
 
-  const int rc = ptp::cli::run_main("ptp-profile", app, argc, argv, [&] {
-    int code = ptp::vocab::kExitOk;
+  const int rc = ptp::cli::run_main("ptp-profile", app, argc, argv, [&]() -> int {
     if (*ing) {
       const auto n = ptp::profile::ingest_nccl_tests_command(ingest_log, ingest, ingest_out, std::cout);
       spdlog::info("{} collectives rows from {}", n, ingest_log);
@@ -79,9 +78,9 @@ int main(int argc, char** argv) {
         throw ptp::vocab::InputError("a sweep file (configs/sweeps/*.yaml) or --from-job JOB.yaml is required");
       if (!budget.empty()) opt.budget_s = ptp::profile::parse_duration_s(budget, "--budget");
       opt.tty = ptp::profile::stderr_is_tty();
-      code = ptp::profile::run_profile(opt);
+      return ptp::profile::run_profile(opt);
     }
-    return code;
+    return ptp::vocab::kExitOk;
   });
   ptp::profile::Comm::finalize_world();
   return rc;
