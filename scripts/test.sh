@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # README command 2 (and what CI runs): the whole test suite, twice:
-#   1. Release build with warnings as errors and the CUDA backend compiled and linked when nvcc exists;
+#   1. Release build with warnings as errors and the CUDA backend compiled and linked when nvcc exists,
+#      the Python package and its pytest tests included;
 #   2. CPU-only build under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Then each fuzz target briefly when clang's libFuzzer is available (PTP_FUZZ_SECONDS, default 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --tests
 start=$SECONDS
 
 cuda=(-DPTP_WITH_CUDA=OFF)

@@ -258,7 +258,11 @@ void scope_job_price(JobSpec& job, const std::string& gpu_in_file, const std::ve
 }
 
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides) {
-  auto doc = YamlReader::load_file(path);
+  return load_job_spec(YamlReader::load_file(path), overrides);
+}
+
+JobSpec load_job_spec(const YamlReader& doc, const std::vector<Override>& overrides) {
+  const std::string& path = doc.file();
   if (!overrides.empty()) {
     YAML::Node root = doc.node();  // edited in place: YAML::Clone would drop every line:column
     if (!root.IsMap()) doc.fail("expected a job spec mapping");

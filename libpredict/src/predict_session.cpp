@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <thread>
 #include <sstream>
 
@@ -256,6 +257,20 @@ std::string trace_of(const std::vector<SweepRow>& rows) {
 
 }  // namespace
 
+YamlReader read_job_document(const PredictRequest& req, std::size_t i) {
+  if (req.job_texts.empty()) return YamlReader::load_file(req.job_files.at(i));
+  if (req.job_texts.size() != req.job_files.size())
+    throw std::logic_error("PredictRequest: job_texts and job_files differ in length");
+  auto doc = YamlReader::load_string(req.job_texts[i], req.job_files[i]);
+  if (!doc.node().IsDefined() || doc.node().IsNull())
+    throw InputError(req.job_files[i], 0, 0, "", "empty document, expected a YAML mapping");
+  return doc;
+}
+
+JobSpec load_request_job(const PredictRequest& req, std::size_t i, const std::vector<Override>& overrides) {
+  return load_job_spec(read_job_document(req, i), overrides);
+}
+
 PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predictor) {
   if (req.job_files.empty()) throw InputError("no job file given (usage: ptp-predict JOB.yaml [...])");
   if (req.search && !req.sweeps.empty()) throw InputError("--search and --sweep cannot be combined (list the values in --space)");
@@ -275,11 +290,12 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
   for (const auto& ov : req.overrides)
     if (!is_unset(ov)) set_flags.push_back(ov.first + "=" + ov.second);
   bool bad_file = false;
-  for (const auto& file : req.job_files) {
+  for (std::size_t i = 0; i < req.job_files.size(); ++i) {
+    const std::string& file = req.job_files[i];
     // With several job files, a bad one is its row's error and the others still print (exit 2).
     const std::size_t rows_before = rows.size();
     try {
-      const auto doc = YamlReader::load_file(file);
+      const auto doc = read_job_document(req, i);
       if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
       const FileSweep sweep{req, predictor, calibration ? &*calibration : nullptr, combos, set_flags, file,
                             file_gpu(doc.node())};

@@ -60,6 +60,7 @@ InputError::InputError(const std::string& file, int line, int column, const std:
       file_(file),
       field_(field),
       problem_(problem),
-      line_(line) {}
+      line_(line),
+      column_(line > 0 ? column : 0) {}
 
 }  // namespace ptp::vocab

@@ -37,9 +37,10 @@ bool same_number(const std::string& a, const std::string& b) {
   return std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
 }
 
-CalibrationPoint log_point(const std::string& log_path, const std::optional<LogFormat>& format, const std::string& job_file,
+CalibrationPoint log_point(const std::string& log_path, const std::optional<LogFormat>& format, const PredictRequest& req,
                            const Predictor& predictor, LearnedMemo& memo, std::vector<std::string>& notes) {
-  const Prediction p = predictor.predict(load_job_spec(job_file), memo);
+  const std::string& job_file = req.job_files.front();
+  const Prediction p = predictor.predict(load_request_job(req, 0), memo);
   LogJobShape shape;
   shape.global_batch_samples = p.samples_per_second * p.iteration_s;
   shape.tokens_per_sample = p.seq_len > 0 ? p.seq_len : 1;
@@ -84,7 +85,7 @@ std::optional<Calibrator> calibrate_request(const PredictRequest& req, const Pre
                        " job files given); list several measured jobs in a --calibrate CSV instead");
     std::optional<LogFormat> format;
     if (!req.log_format.empty()) format = parse_named(log_format_names(), req.log_format, "--log-format");
-    for (const auto& log : req.calibrate_logs) points.push_back(log_point(log, format, req.job_files.front(), predictor, memo, notes));
+    for (const auto& log : req.calibrate_logs) points.push_back(log_point(log, format, req, predictor, memo, notes));
   }
   if (points.empty()) return std::nullopt;
   return Calibrator(points, notes);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ptp/predict/training_log.hpp"
 #include "ptp/predict/vocabulary.hpp"
 
 namespace ptp::predict::training_log {
@@ -13,8 +14,6 @@ struct SteadyStats {
   int logged = 0, dropped = 0, used = 0;
 };
 
-// At least this many steps must remain after the warm-up, so at least one more must be logged.
-inline constexpr int kMinSteadySteps = 3;
 
 // `seconds` in log order. InputError "PATH: N steps logged<where>, at least 4 needed ..." when too
 // few; `where` says which part of the log they came from (" in the last run (from line 9)").

@@ -3,6 +3,7 @@
 #include "ptp/predict/training_log.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "ptp/vocab/csv.hpp"
@@ -192,6 +193,21 @@ SteadyStep parse_training_log(const std::string& text, const std::string& path, 
 
 SteadyStep read_training_log(const std::string& path, std::optional<LogFormat> format, const LogJobShape& shape) {
   return parse_training_log(read_text_file(path, kMaxLogBytes, "a training log"), path, format, shape);
+}
+
+SteadyStep steady_step_of(const std::vector<double>& seconds, const std::string& source) {
+  for (std::size_t i = 0; i < seconds.size(); ++i)
+    if (!(seconds[i] > 0) || !std::isfinite(seconds[i]))
+      throw InputError(source + ": step " + std::to_string(i + 1) + " took " + std::to_string(seconds[i]) +
+                       " s, expected a positive number of seconds");
+  const training_log::SteadyStats s = training_log::steady_state(seconds, source, "");
+  SteadyStep step;
+  step.step_s = s.step_s;
+  step.spread = s.spread;
+  step.steps_logged = s.logged;
+  step.steps_dropped = s.dropped;
+  step.steps_used = s.used;
+  return step;
 }
 
 }  // namespace ptp::predict

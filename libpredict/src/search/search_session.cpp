@@ -14,7 +14,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
                                   const Calibrator* calibration) {
   if (req.job_files.size() != 1) throw InputError("--search takes exactly one job file");
   const std::string& file = req.job_files.front();
-  const JobSpec base = load_job_spec(file, req.overrides);
+  const JobSpec base = load_request_job(req, 0, req.overrides);
   Prediction job = predictor.predict(base);
   job.job_file = file;
   if (calibration) calibration->apply(job);

@@ -257,6 +257,8 @@ std::string file_gpu(const YAML::Node& root);
 void scope_job_price(JobSpec& job, const std::string& file_gpu, const std::vector<Override>& flags,
                      const std::vector<Override>& more_flags = {});
 JobSpec load_job_spec(const std::string& path, const std::vector<Override>& overrides = {});
+// The same for a document already read (YamlReader::load_string: a job given as text, named for messages).
+JobSpec load_job_spec(const YamlReader& doc, const std::vector<Override>& overrides = {});
 bool is_unset(const Override& ov);  // made by parse_unset
 // A flag that wrote `key` wrote `field`: the same key, a field inside it (--set run.eval=... covers
 // run.eval.seconds), or the section holding it.

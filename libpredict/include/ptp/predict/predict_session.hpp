@@ -24,6 +24,9 @@ SweepAxis parse_sweep_axis(const std::string& text);  // "precision=fp32,amp_fp1
 
 struct PredictRequest {
   std::vector<std::string> job_files;
+  // Empty, or the YAML text of each job (the Python package's dicts and strings): job_files[i] then
+  // only names it in messages, and relative paths in it resolve against the working directory.
+  std::vector<std::string> job_texts;
   std::vector<Override> overrides;
   std::vector<SweepAxis> sweeps;
   std::string format = "table";  // a name in output_formats()
@@ -60,6 +63,10 @@ struct PredictOutcome {
 constexpr std::size_t kMaxSweepPoints = 100'000;
 
 PredictOutcome run_predictions(const PredictRequest& request, const Predictor& predictor);
+
+// Job i of a request as read: its file, or its text when the request carries texts.
+YamlReader read_job_document(const PredictRequest& request, std::size_t i);
+JobSpec load_request_job(const PredictRequest& request, std::size_t i, const std::vector<Override>& overrides = {});
 
 // The calibration points of a request: each MEASURED.csv row, and each training log of the first job
 // file (its steady-state step, its stated settings checked against the job); nullopt when none.

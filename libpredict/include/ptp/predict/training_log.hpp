@@ -67,5 +67,13 @@ SteadyStep parse_training_log(const std::string& text, const std::string& path, 
                               const LogJobShape& shape);
 // The same on a file of at most 64 MiB; binary data is refused.
 SteadyStep read_training_log(const std::string& path, std::optional<LogFormat> format, const LogJobShape& shape);
+namespace training_log {
+// At least this many steps must remain after the warm-up, so at least one more must be logged.
+inline constexpr int kMinSteadySteps = 3;
+}  // namespace training_log
+
+// The steady state of steps a training loop timed itself (the Python StepTimer), by the warm-up rule
+// a log's steps get; `source` names them in the error when too few are given.
+SteadyStep steady_step_of(const std::vector<double>& seconds, const std::string& source);
 
 }  // namespace ptp::predict

@@ -16,12 +16,13 @@ class InputError : public std::runtime_error {
   // came from (a --set flag has no line in the file) can say so.
   const std::string& file() const { return file_; }
   int line() const { return line_; }
+  int column() const { return column_; }
   const std::string& field() const { return field_; }
   const std::string& problem() const { return problem_; }
 
  private:
   std::string file_, field_, problem_;
-  int line_ = 0;
+  int line_ = 0, column_ = 0;
 };
 
 std::string format_location(const std::string& file, int line, int column);
