@@ -25,7 +25,11 @@ import time
 
 from . import _core
 from .api import PRECISION_ALIASES, predict, write_text_atomically
-from .model_description import describe  # noqa: F401  (ptp.torch.describe)
+from .model_description import describe
+from .step_clocks import CudaClock, clock_for
+
+__all__ = ["StepTimer", "describe", "duration_text", "measured_world_size", "precision_of_hf",
+           "precision_of_lightning", "LIGHTNING_PRECISIONS", "OVERHEAD_SHARE"]
 
 
 def _csv_cell(text):
@@ -48,60 +52,6 @@ def duration_text(seconds):
         minutes, rest = divmod(int(round(seconds)), 60)
         return "{} min {:02d} s".format(minutes, rest)
     return "{:.3g} s".format(seconds)
-
-
-class _WallClock:
-    """Step boundaries from time.perf_counter()."""
-
-    def __init__(self):
-        self._marks = []
-
-    def mark(self):
-        self._marks.append(time.perf_counter())
-
-    def durations(self):
-        marks = self._marks
-        return [b - a for a, b in zip(marks, marks[1:])]
-
-
-class _CudaClock:
-    """Step boundaries as CUDA events on the current stream: recording one does not wait for the
-    GPU, and only events the GPU has passed are read (query() is non-blocking)."""
-
-    def __init__(self, torch_module):
-        self._torch = torch_module
-        self._events = []
-        self._done = []  # seconds between consecutive completed events
-
-    def mark(self):
-        event = self._torch.cuda.Event(enable_timing=True)
-        event.record()
-        self._events.append(event)
-
-    def durations(self):
-        while len(self._events) >= 2 and self._events[1].query():
-            first, second = self._events[0], self._events[1]
-            self._done.append(first.elapsed_time(second) / 1000.0)
-            self._events.pop(0)
-        return list(self._done)
-
-    def synchronize(self):
-        if self._events:
-            self._events[-1].synchronize()
-
-
-def _clock_for(device):
-    """CUDA events when the loop runs on CUDA (``device`` names it, or CUDA is initialised), else
-    the wall clock. torch is imported only to ask."""
-    if device is not None and "cuda" not in str(device):
-        return _WallClock()
-    try:
-        import torch as torch_module  # the real torch: this module is ptp.torch
-    except ImportError:
-        return _WallClock()
-    if torch_module.cuda.is_available() and (device is not None or torch_module.cuda.is_initialized()):
-        return _CudaClock(torch_module)
-    return _WallClock()
 
 
 def measured_world_size():
@@ -206,7 +156,7 @@ class StepTimer:
         self.log("predicted step {:.4g} s (80 % band {:.4g}-{:.4g} s) on {} GPUs, {}; {}".format(
             p.iteration_s, low, high, p.num_gpus, p.precision, self._eta_text(p, self._eta(p, 0))))
         self._check_settings()
-        self._clock = _clock_for(self.device)
+        self._clock = clock_for(self.device)
         self._clock.mark()
 
     def step(self, batch_size=None):
@@ -273,7 +223,7 @@ class StepTimer:
                 self._next_time = time.perf_counter() + cost / self.overhead_share
 
     def _calibrate_now(self):
-        if isinstance(self._clock, _CudaClock) and not self.background:
+        if isinstance(self._clock, CudaClock) and not self.background:
             self._clock.synchronize()
         seconds = self._clock.durations()
         if len(seconds) < _core.min_timed_steps:
