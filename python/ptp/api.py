@@ -65,6 +65,11 @@ def predict_time(model, precision, gpus=1, batch_size=None, gpu=DEFAULT_GPU, *, 
     return seconds
 
 
+def _default_threads():
+    """The CLI's default: this machine's cores, 1 to 256."""
+    return max(1, min(256, os.cpu_count() or 1))
+
+
 def _put(tree, path, value):
     for part in path[:-1]:
         node = tree.setdefault(part, {})
@@ -82,7 +87,7 @@ def sweep(job, axes, bundle=None, analytical=False, *, config_dir=None, set=(), 
     flags = [key + "=" + ",".join(_session.yaml_scalar(v) for v in values) for key, values in axes.items()]
     out, notices, _ = _session.run(job, bundle=bundle, analytical=analytical, config_dir=config_dir, set=set,
                                    unset=unset, sweep=flags, format="jsonl", calibrate=calibrate,
-                                   threads=threads or os.cpu_count() or 1)
+                                   threads=threads or _default_threads())
     return [Prediction(json.loads(line), notices) for line in out.splitlines() if line.strip()]
 
 
@@ -98,7 +103,7 @@ def search(job, objective="time", top=10, space=None, bundle=None, analytical=Fa
             space = path
         out, notices, _ = _session.run(job, bundle=bundle, analytical=analytical, config_dir=config_dir, set=set,
                                        unset=unset, search=True, objective=objective, top=top, space=space,
-                                       calibrate=calibrate, threads=threads or os.cpu_count() or 1)
+                                       calibrate=calibrate, threads=threads or _default_threads())
     return SearchResult(json.loads(out), notices)
 
 

@@ -2,7 +2,7 @@
 // A trained XGBoost booster flattened into plain arrays, so ptp-predict answers without XGBoost:
 // loading three UBJ boosters through XGBoost (and linking it, with OpenMP) was most of a learned
 // CLI call, while walking a few hundred trees is microseconds. ptp-train writes one `<level>.trees`
-// file per booster; tests/learned/test_tree_ensemble.cpp proves the predictions equal XGBoost's.
+// file per booster; tests/train/test_tree_ensemble.cpp proves the predictions equal XGBoost's.
 //
 // File format (little-endian, version 1):
 //   header, 32 bytes: char magic[8] = "PTPTREES", u32 version = 1, u32 num_features,
