@@ -126,9 +126,7 @@ int run(CommandLine& cl) {
     if (!listing.note.empty()) std::cerr << "ptp-predict: note: " << listing.note << "\n";
     return 0;
   }
-  // Removals first, so --unset finetune --set finetune.method=lora,... replaces a whole section.
-  for (const auto& s : cl.unsets) cl.req.overrides.push_back(ptp::predict::parse_unset(s));
-  for (const auto& s : cl.sets) cl.req.overrides.push_back(ptp::predict::parse_override(s));
+  cl.req.overrides = ptp::predict::parse_overrides(cl.unsets, cl.sets);
   if (*cl.emit_job) {
     std::string text;
     for (const auto& f : cl.req.job_files)

@@ -44,6 +44,13 @@ Override parse_unset(const std::string& key) {
   return {kUnsetMark + key, ""};
 }
 
+std::vector<Override> parse_overrides(const std::vector<std::string>& unsets, const std::vector<std::string>& sets) {
+  std::vector<Override> overrides;
+  for (const auto& key : unsets) overrides.push_back(parse_unset(key));
+  for (const auto& text : sets) overrides.push_back(parse_override(text));
+  return overrides;
+}
+
 Override parse_override(const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)

@@ -146,6 +146,7 @@ struct FileSweep {
   const std::vector<std::vector<Override>>& combos;
   const std::vector<std::string>& set_flags;  // the command's --set flags, which every row carries
   const std::string& file;
+  std::size_t index;  // of the job in the request: a refused point re-reads it (read_job_document)
   std::string gpu_in_file;
 
   JobSpec spec_of(const std::vector<Override>& combo, YAML::Node tree, PredictionCaches& mine) const {
@@ -167,7 +168,7 @@ struct FileSweep {
     } catch (const InputError&) {
       // YAML::Clone drops line:column marks: a refused point is redone on a fresh parse, so that
       // its error points into the file as the first point's would.
-      return spec_of(combo, YamlReader::load_string(read_text_file(file, 4u << 20, "YAML text"), file).node(), mine);
+      return spec_of(combo, read_job_document(req, index).node(), mine);
     }
   }
 
@@ -261,10 +262,7 @@ YamlReader read_job_document(const PredictRequest& req, std::size_t i) {
   if (req.job_texts.empty()) return YamlReader::load_file(req.job_files.at(i));
   if (req.job_texts.size() != req.job_files.size())
     throw std::logic_error("PredictRequest: job_texts and job_files differ in length");
-  auto doc = YamlReader::load_string(req.job_texts[i], req.job_files[i]);
-  if (!doc.node().IsDefined() || doc.node().IsNull())
-    throw InputError(req.job_files[i], 0, 0, "", "empty document, expected a YAML mapping");
-  return doc;
+  return YamlReader::load_document(req.job_texts[i], req.job_files[i]);
 }
 
 JobSpec load_request_job(const PredictRequest& req, std::size_t i, const std::vector<Override>& overrides) {
@@ -297,7 +295,7 @@ PredictOutcome run_predictions(const PredictRequest& req, const Predictor& predi
     try {
       const auto doc = read_job_document(req, i);
       if (!doc.is_map()) doc.fail("expected a job spec mapping (model, precision, batch_size, cluster, ...)");
-      const FileSweep sweep{req, predictor, calibration ? &*calibration : nullptr, combos, set_flags, file,
+      const FileSweep sweep{req, predictor, calibration ? &*calibration : nullptr, combos, set_flags, file, i,
                             file_gpu(doc.node())};
       // The first point on the loaded tree; its job's warnings are the file's.
       auto first = sweep.point(combos.front(), doc.node(), caches.front());

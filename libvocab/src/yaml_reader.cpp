@@ -109,10 +109,13 @@ YamlReader YamlReader::load_string(const std::string& text, const std::string& n
 }
 
 YamlReader YamlReader::load_file(const std::string& path, std::size_t max_bytes) {
-  const std::string text = read_text_file(path, max_bytes, "YAML text");
-  auto reader = load_string(text, path);
+  return load_document(read_text_file(path, max_bytes, "YAML text"), path);
+}
+
+YamlReader YamlReader::load_document(const std::string& text, const std::string& name) {
+  auto reader = load_string(text, name);
   if (!reader.node_.IsDefined() || reader.node_.IsNull())
-    throw InputError(path, 0, 0, "", "empty document, expected a YAML mapping");
+    throw InputError(name, 0, 0, "", "empty document, expected a YAML mapping");
   return reader;
 }
 

@@ -98,6 +98,7 @@ class Prediction:
     precision = property(lambda self: self._data["precision"])
     gpu = property(lambda self: self._data["gpu"])
     num_gpus = property(lambda self: self._data["num_gpus"])
+    batch_size = property(lambda self: self._data["batch_size"], doc="Micro-batch per GPU, samples")
     job = property(lambda self: self._data["job"])
 
     def to_dict(self):

@@ -269,7 +269,7 @@ class StepTimer:
         calibration then fits another configuration's steps to this job."""
         p = self.predicted
         world = self.world_size if self.world_size is not None else measured_world_size()
-        job_batch = p.to_dict()["batch_size"]
+        job_batch = p.batch_size
         checks = [
             ("world size", world != p.num_gpus,
              "the loop runs {} processes, the job {} GPUs".format(world, p.num_gpus)),

@@ -15,7 +15,6 @@
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/predict/predictor.hpp"
 #include "ptp/predict/training_log.hpp"
-#include "ptp/vocab/dataset_schema.hpp"
 #include "ptp/vocab/error.hpp"
 #include "ptp/vocab/hardware.hpp"
 #include "ptp/vocab/version.hpp"
@@ -44,9 +43,6 @@ class Session {
     return {std::move(out.stdout_text), std::move(out.stderr_lines), out.exit_code};
   }
 
-  const std::string& config_dir() const { return config_dir_; }
-  const std::string& bundle() const { return bundle_; }
-
  private:
   std::string config_dir_, bundle_;
   std::unique_ptr<const ptp::predict::Predictor> predictor_;
@@ -62,9 +58,7 @@ PredictRequest make_request(const std::vector<std::string>& job_files, const std
   PredictRequest req;
   req.job_files = job_files;
   req.job_texts = job_texts;
-  // Removals first, as the CLI applies them.
-  for (const auto& s : unsets) req.overrides.push_back(ptp::predict::parse_unset(s));
-  for (const auto& s : sets) req.overrides.push_back(ptp::predict::parse_override(s));
+  req.overrides = ptp::predict::parse_overrides(unsets, sets);
   for (const auto& s : sweeps) req.sweeps.push_back(ptp::predict::parse_sweep_axis(s));
   req.format = format;
   req.calibrate_path = calibrate;
@@ -106,9 +100,7 @@ PYBIND11_MODULE(_core, m) {
   py::class_<Session>(m, "Session")
       .def(py::init<const std::string&, const std::string&, bool>(), py::arg("config_dir"), py::arg("bundle"),
            py::arg("analytical"))
-      .def("run", &Session::run, py::arg("request"))
-      .def_property_readonly("config_dir", &Session::config_dir)
-      .def_property_readonly("bundle", &Session::bundle);
+      .def("run", &Session::run, py::arg("request"));
   m.def("steady_state", &steady_state, py::arg("seconds"), py::arg("source"));
   m.attr("min_timed_steps") = ptp::predict::training_log::kMinSteadySteps + 1;
   m.def("version", [] { return ptp::vocab::version_line("ptp", "output schema " + std::to_string(ptp::predict::kOutputSchemaVersion)); });

@@ -73,6 +73,28 @@ TEST_CASE("overrides, a search and a training log take a job given as text", "[j
   CHECK(text["iteration"]["seconds"].get<double>() == Approx(0.5).epsilon(0.01));
 }
 
+TEST_CASE("a refused sweep point of a job given as text is refused as the file's point is", "[job_texts]") {
+  // A refused point is parsed again for its line:column: from the text, not from a file of its name.
+  auto file_req = from_file(), text_req = from_text();
+  for (auto* req : {&file_req, &text_req}) {
+    req->sweeps = {parse_sweep_axis("batch_size=64,-1")};
+    req->format = "jsonl";
+  }
+  std::string file_error, text_error;
+  try {
+    run_predictions(file_req, predictor());
+  } catch (const ptp::vocab::InputError& e) {
+    file_error = e.what();
+  }
+  try {
+    run_predictions(text_req, predictor());
+  } catch (const ptp::vocab::InputError& e) {
+    text_error = e.what();
+  }
+  REQUIRE(!file_error.empty());
+  CHECK(text_error == file_error);  // "--sweep 'batch_size=-1': batch_size: value -1 out of range, ..."
+}
+
 TEST_CASE("a bad job text is an InputError naming the text, its line, column and field", "[job_texts]") {
   auto req = from_text();
   req.job_texts = {"model: resnet50\nprecision: amp_fp16\nbatch_size: -3\ncluster: {gpu: a100-sxm4-80gb}\n"};

@@ -219,6 +219,9 @@ using Override = std::pair<std::string, std::string>;
 inline const std::string kUnsetMark(1, '\0');
 Override parse_override(const std::string& text);  // "cluster.num_gpus=64"
 Override parse_unset(const std::string& key);      // "finetune.rank": remove it
+// The --unset and --set flags of a command as overrides, removals first, so that
+// --unset finetune --set finetune.method=lora,... replaces a whole section.
+std::vector<Override> parse_overrides(const std::vector<std::string>& unsets, const std::vector<std::string>& sets);
 void apply_override(YAML::Node& root, const Override& ov);
 // The YAML value of each --set/--sweep flag, read once per session: a 10,000-row sweep applies
 // each flag to thousands of trees. Each use gets its own copy (yaml-cpp nodes alias). One thread.

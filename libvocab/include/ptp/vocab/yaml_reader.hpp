@@ -19,6 +19,8 @@ class YamlReader {
   // Parses a file (or a string when reading in-memory text); errors carry line:column.
   static YamlReader load_file(const std::string& path, std::size_t max_bytes = 4u << 20);
   static YamlReader load_string(const std::string& text, const std::string& name);
+  // load_string refusing an empty document, as load_file does: text that stands for a file.
+  static YamlReader load_document(const std::string& text, const std::string& name);
 
   bool is_map() const { return node_.IsMap(); }
   bool is_sequence() const { return node_.IsSequence(); }
