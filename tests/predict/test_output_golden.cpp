@@ -10,6 +10,8 @@
 
 #include "fixed_prediction.hpp"
 #include "ptp/predict/output.hpp"
+#include "ptp/predict/search.hpp"
+#include "ptp/vocab/error.hpp"
 
 using namespace ptp::predict;
 using ptp::test::fixed_prediction;
@@ -54,4 +56,40 @@ TEST_CASE("every registered format matches its golden file", "[output][golden]")
 TEST_CASE("an unknown format is refused with the registered names", "[output]") {
   CHECK_THROWS_WITH(find_output_format("xml"), Catch::Contains("table | json | jsonl | csv"));
   CHECK(std::string(find_output_format("csv").name) == "csv");
+}
+
+TEST_CASE("every printer shows a row that is an error, in its own format", "[output]") {
+  Prediction bad;
+  bad.valid = false;
+  bad.error = "jobs/broken.yaml:3:5: model: 'gpt-9' is not in the model zoo";
+  bad.job_file = "jobs/broken.yaml";
+  const std::vector<SweepRow> with_error = {{{}, fixed_prediction()}, {{}, bad}};
+  for (const auto& f : output_formats()) {
+    INFO(f.name);
+    std::string text;
+    try {
+      text = f.render(with_error, false);
+    } catch (const ptp::vocab::InputError& e) {
+      // The one-job formats refuse two rows, and a lone error row is the error itself.
+      CHECK_THAT(std::string(e.what()), Catch::Contains("one"));
+      try {
+        text = f.render({{{}, bad}}, false);
+      } catch (const ptp::vocab::InputError& lone) {
+        CHECK_THAT(std::string(lone.what()), Catch::Contains(bad.error));
+        continue;
+      }
+    }
+    CHECK_THAT(text, Catch::Contains("'gpt-9' is not in the model zoo"));
+  }
+}
+
+TEST_CASE("the formats that print a search are those --search accepts, the readable one keeps its counts", "[output]") {
+  int readable = 0;
+  for (const auto& f : output_formats()) {
+    readable += f.printer.readable();
+    if (!f.printer.prints_search())
+      CHECK_THROWS_AS(f.printer.search(SearchResult{}), ptp::vocab::InputError);
+  }
+  CHECK(readable == 1);
+  CHECK(find_output_format("table").printer.readable());
 }

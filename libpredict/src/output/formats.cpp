@@ -1,42 +1,20 @@
-// The one table of output formats: a new format is one entry here plus its printer.
+// The one table of output formats: a new format is one entry here plus its printer (<format>_printer.cpp).
+#include "printers.hpp"
 #include "ptp/predict/output.hpp"
+#include "ptp/predict/search.hpp"
 #include "ptp/vocab/error.hpp"
 
 #include "ptp/predict/vocabulary.hpp"
 
 namespace ptp::predict {
 
-namespace {
-
-std::string json_one(const std::vector<SweepRow>& rows, bool) {
-  if (rows.size() != 1)
-    throw InputError("--format json prints one object; use --format jsonl or csv for several jobs or a sweep");
-  return render_json(rows.front().prediction);
-}
-
-std::string table(const std::vector<SweepRow>& rows, bool sweep) {
-  if (sweep) return render_sweep_table(rows);
-  std::string out;
-  for (std::size_t i = 0; i < rows.size(); ++i) out += (i ? "\n" : "") + render_table(rows[i].prediction);
-  return out;
-}
-
-std::string jsonl(const std::vector<SweepRow>& rows, bool) { return render_jsonl(rows); }
-std::string csv(const std::vector<SweepRow>& rows, bool) { return render_csv(rows); }
-std::string slurm(const std::vector<SweepRow>& rows, bool) {
-  if (rows.size() != 1) throw InputError("--format slurm prints the #SBATCH lines of one job; give one job file and no sweep");
-  return render_slurm(rows.front().prediction);
-}
-
-}  // namespace
-
 const std::vector<OutputFormat>& output_formats() {
   static const std::vector<OutputFormat> formats = {
-      {"table", "readable report per job; one line per row for a sweep", table},
-      {"json", "one pretty JSON object (exactly one job, no sweep)", json_one},
-      {"jsonl", "one compact JSON object per job or sweep row", jsonl},
-      {"csv", "header plus one line per job or sweep row", csv},
-      {"slurm", "#SBATCH --time/--nodes/--gpus-per-node of one job, with how they were derived", slurm},
+      {"table", "readable report per job; one line per row for a sweep", printers::table()},
+      {"json", "one pretty JSON object (exactly one job, no sweep)", printers::json()},
+      {"jsonl", "one compact JSON object per job or sweep row", printers::jsonl()},
+      {"csv", "header plus one line per job or sweep row", printers::csv()},
+      {"slurm", "#SBATCH --time/--nodes/--gpus-per-node of one job, with how they were derived", printers::slurm()},
   };
   return formats;
 }
@@ -54,6 +32,16 @@ const OutputFormat& find_output_format(const std::string& name) {
     expected += std::string(expected.empty() ? "" : " | ") + f.name;
   }
   throw InputError("--format '" + name + "': expected " + expected);
+}
+
+std::string render_search(const SearchResult& result, const std::string& format) {
+  std::string printing;
+  for (const auto& f : output_formats()) {
+    if (!f.printer.prints_search()) continue;
+    if (format == f.name) return f.printer.search(result);
+    printing += std::string(printing.empty() ? "" : " | ") + f.name;
+  }
+  throw InputError("--format '" + format + "': --search prints " + printing);
 }
 
 }  // namespace ptp::predict

@@ -2,6 +2,7 @@
 // fix before any search, and it is what every row's speed-up compares against), then the space.
 #include "ptp/predict/calibration.hpp"
 #include "ptp/predict/launch_import.hpp"
+#include "ptp/predict/output.hpp"
 #include "ptp/predict/predict_session.hpp"
 #include "ptp/predict/search.hpp"
 #include "ptp/vocab/error.hpp"
@@ -31,7 +32,7 @@ PredictOutcome run_search_request(const PredictRequest& req, const Predictor& pr
   PredictOutcome out;
   for (const auto& w : job_warnings(base, predictor.catalogs())) out.stderr_lines.push_back("warning: " + w);
   out.stdout_text = render_search(result, req.format);
-  if (req.format != "table") out.stderr_lines.push_back("search: " + search_summary(result));
+  if (!find_output_format(req.format).printer.readable()) out.stderr_lines.push_back("search: " + search_summary(result));
   if (req.verbose) out.stderr_lines.push_back(result.caches.text());
   if (result.unpriced > 0) {
     std::string gpus;

@@ -11,6 +11,8 @@
 
 namespace ptp::predict {
 
+struct SearchResult;  // search.hpp
+
 struct SweepRow {
   std::vector<std::pair<std::string, std::string>> settings;  // the swept key=value pairs of this row
   Prediction prediction;
@@ -54,12 +56,28 @@ std::string price_text(const Prediction& p);
 // tables' footers (the rows show only dollars); "" when every price is the job's own.
 std::string price_footer(const std::vector<const Prediction*>& rows);
 
-// Output formats, registered in one table (src/output/formats.cpp): name -> printer of every row.
-// A printer throws InputError when the rows do not suit it (json takes exactly one job).
+// One printer per output format, each rendering every kind of result in its format (modelled on
+// google/benchmark's reporters): the rows of one or several jobs or of a sweep, rows that are errors
+// (a job file that cannot be read when others print) included, and a search. A printer returns the
+// text and throws InputError when the results do not suit it (json takes exactly one job).
+class Printer {
+ public:
+  virtual ~Printer() = default;
+  virtual std::string predictions(const std::vector<SweepRow>& rows, bool sweep) const = 0;
+  // False: `search` throws, and --search refuses the format naming those that print one.
+  virtual bool prints_search() const { return true; }
+  virtual std::string search(const SearchResult& result) const = 0;
+  // True when the text is for people and carries the search's counts itself; a machine-readable
+  // format leaves them to stderr (search_summary).
+  virtual bool readable() const { return false; }
+};
+
+// The formats, registered in one table (src/output/formats.cpp): name, help and printer.
 struct OutputFormat {
   const char* name;
   const char* help;
-  std::string (*render)(const std::vector<SweepRow>& rows, bool sweep);
+  const Printer& printer;
+  std::string render(const std::vector<SweepRow>& rows, bool sweep) const { return printer.predictions(rows, sweep); }
 };
 const std::vector<OutputFormat>& output_formats();
 std::vector<std::string> output_format_names();

@@ -137,8 +137,9 @@ SearchEquivalenceKey search_equivalence_key(const Prediction& p, double objectiv
 // every row's `tie`.
 void mark_search_ties(SearchResult& result);
 
-// Renderings of a search, per --format: table (readable), json (one object: counts and ranked rows),
-// jsonl (one object per ranked row), csv (one line per ranked row).
+// A search in --format's printer (output.hpp): table (readable), json (one object: counts and ranked
+// rows), jsonl (one object per ranked row), csv (one line per ranked row); InputError naming the
+// formats that print a search for any other.
 std::string render_search(const SearchResult& result, const std::string& format);
 // "searched N configurations: I invalid, F do not fit, R ranked" for stderr.
 std::string search_summary(const SearchResult& result);
