@@ -251,10 +251,11 @@ LearnedBundle LearnedBundle::load(const std::string& dir) {
   const std::string checksum_path = (fs::path(dir) / "CHECKSUM").string();
   std::error_code ec;
   require(fs::is_directory(dir, ec), dir, "", "bundle directory not found");
-  const std::string manifest_text = read_text(manifest_path);
+  const auto [manifest_data, manifest_size] = map_bounded(manifest_path, 64u << 20);
+  const std::string_view manifest_text(manifest_data.get(), manifest_size);
   std::string expected = read_text(checksum_path, 1024);
   while (!expected.empty() && std::isspace(static_cast<unsigned char>(expected.back()))) expected.pop_back();
-  require(sha256_hex(manifest_text) == expected, manifest_path, "",
+  require(sha256_hex(manifest_text.data(), manifest_text.size()) == expected, manifest_path, "",
           "checksum mismatch with CHECKSUM: the bundle is corrupted or was edited");
   LearnedBundle b;
   b.dir_ = dir;

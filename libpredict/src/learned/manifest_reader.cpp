@@ -1,6 +1,8 @@
 #include "manifest_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <string_view>
 #include <system_error>
 
 #include "ptp/predict/vocabulary.hpp"
@@ -8,17 +10,46 @@
 namespace ptp::predict::detail {
 
 namespace {
-// The training metrics are half the manifest and nothing at prediction time reads them: skipped, not built.
-nlohmann::json parse_json(const std::string& text) {
-  return nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
-    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && j == "metrics");
-  });
+// The training metrics are a fifth of the manifest and nothing at prediction time reads them: skipped,
+// not built. `top_metrics` says whether the object had the key at its top level.
+nlohmann::json parse_json(std::string_view text, bool* top_metrics = nullptr) {
+  return nlohmann::json::parse(text.begin(), text.end(),
+                               [top_metrics](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
+                                 const bool metrics =
+                                     depth == 1 && event == nlohmann::json::parse_event_t::key && j == "metrics";
+                                 if (metrics && top_metrics) *top_metrics = true;
+                                 return !metrics;
+                               });
+}
+
+// The end of the JSON object or array opening at `at`, matching brackets outside strings; npos
+// when it is not one (unbalanced, mismatched or unterminated). Its scalars are not checked: the
+// value it spans is never read.
+std::size_t skip_container(std::string_view t, std::size_t at) {
+  std::string open;
+  for (std::size_t i = at; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '"') {
+      for (++i; i < t.size() && t[i] != '"'; ++i)
+        if (t[i] == '\\') ++i;
+      if (i >= t.size()) return std::string_view::npos;
+    } else if (c == '{' || c == '[') {
+      open.push_back(c == '{' ? '}' : ']');
+    } else if (c == '}' || c == ']') {
+      if (open.empty() || open.back() != c) return std::string_view::npos;
+      open.pop_back();
+      if (open.empty()) return i + 1;
+    } else if (open.empty()) {
+      return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
 }
 
 // Arrays of arrays of JSON numbers (RFC 8259 grammar and whitespace), from position `at`.
 class PointsReader {
  public:
-  PointsReader(const std::string& text, std::size_t at) : t_(text), i_(at) {}
+  PointsReader(std::string_view text, std::size_t at) : t_(text), i_(at) {}
   std::size_t at() const { return i_; }
   void ws() {
     while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\r' || t_[i_] == '\t')) ++i_;
@@ -31,7 +62,9 @@ class PointsReader {
   }
   bool points(std::vector<std::vector<double>>& out) {
     return list([&] {
+      // Every point has the first one's length: reserving it spares each a regrowth.
       out.emplace_back();
+      if (out.size() > 1) out.back().reserve(out.front().size());
       return list([&] {
         double v = 0;
         if (!number(v)) return false;
@@ -86,35 +119,82 @@ class PointsReader {
     return r.ec == std::errc() && r.ptr == last;
   }
 
-  const std::string& t_;
+  std::string_view t_;
   std::size_t i_;
 };
 }  // namespace
 
-ParsedManifest parse_manifest(const std::string& text) {
+namespace {
+
+// The one occurrence of `"key":` in the text, and the position after its colon; npos when it is
+// absent or there twice.
+std::size_t only_key(std::string_view text, std::string_view quoted_key) {
+  const std::size_t found = text.find(quoted_key);
+  if (found == std::string_view::npos || text.find(quoted_key, found + 1) != std::string_view::npos)
+    return std::string_view::npos;
+  PointsReader reader(text, found + quoted_key.size());
+  if (!reader.eat(':')) return std::string_view::npos;
+  reader.ws();
+  return reader.at();
+}
+
+// A stretch of the text replaced by an empty stand-in before nlohmann reads the rest.
+struct Cut {
+  std::size_t begin = 0, end = 0;
+  const char* stand_in = "";
+};
+
+// support.points (read with from_chars into `points`) and the top-level metrics (skipped), when
+// each stands where it is expected to.
+std::vector<Cut> cuts_of(std::string_view text, std::vector<std::vector<double>>& points) {
+  std::vector<Cut> cuts;
+  const std::size_t points_at = only_key(text, "\"points\"");
+  if (points_at != std::string_view::npos) {
+    PointsReader reader(text, points_at);
+    if (reader.points(points)) cuts.push_back({points_at, reader.at(), "[]"});
+  }
+  const std::size_t metrics_at = only_key(text, "\"metrics\"");
+  if (metrics_at != std::string_view::npos) {
+    const std::size_t end = skip_container(text, metrics_at);
+    if (end != std::string_view::npos) cuts.push_back({metrics_at, end, "null"});
+  }
+  std::sort(cuts.begin(), cuts.end(), [](const Cut& a, const Cut& b) { return a.begin < b.begin; });
+  if (cuts.size() == 2 && cuts[0].end > cuts[1].begin) cuts.clear();  // one inside the other: read it all
+  return cuts;
+}
+
+}  // namespace
+
+ParsedManifest parse_manifest(std::string_view text) {
   ParsedManifest out;
-  const std::string key = "\"points\"";
-  const std::size_t found = text.find(key);
-  if (found != std::string::npos && text.find(key, found + 1) == std::string::npos) {
-    PointsReader reader(text, found + key.size());
-    std::vector<std::vector<double>> points;
-    if (reader.eat(':')) {
-      reader.ws();
-      const std::size_t begin = reader.at();
-      if (reader.points(points)) {
-        try {
-          nlohmann::json j = parse_json(text.substr(0, begin) + "[]" + text.substr(reader.at()));
-          // The cut must have been support.points (now the one empty array there).
-          if (j.is_object() && j.contains("support") && j.at("support").is_object() &&
-              j.at("support").contains("points") && j.at("support").at("points") == nlohmann::json::array()) {
-            out.json = std::move(j);
-            out.points = std::move(points);
-            return out;
-          }
-        } catch (const nlohmann::json::exception&) {
-          // the whole text below says what is wrong, where
-        }
+  std::vector<std::vector<double>> points;
+  const std::vector<Cut> cuts = cuts_of(text, points);
+  const bool points_cut = std::any_of(cuts.begin(), cuts.end(), [](const Cut& c) { return *c.stand_in == '['; });
+  const bool metrics_cut = std::any_of(cuts.begin(), cuts.end(), [](const Cut& c) { return *c.stand_in == 'n'; });
+  if (!cuts.empty()) {
+    std::string rest;
+    rest.reserve(text.size() - (cuts.back().end - cuts.front().begin) + 8);
+    std::size_t from = 0;
+    for (const Cut& c : cuts) {
+      rest.append(text.substr(from, c.begin - from)).append(c.stand_in);
+      from = c.end;
+    }
+    rest.append(text.substr(from));
+    try {
+      bool top_metrics = false;
+      nlohmann::json j = parse_json(rest, &top_metrics);
+      // Each cut must have been what it stands for: support.points (now the one empty array there)
+      // and the top level's metrics.
+      const bool points_ok = !points_cut || (j.is_object() && j.contains("support") && j.at("support").is_object() &&
+                                             j.at("support").contains("points") &&
+                                             j.at("support").at("points") == nlohmann::json::array());
+      if (points_ok && (!metrics_cut || top_metrics)) {
+        out.json = std::move(j);
+        if (points_cut) out.points = std::move(points);
+        return out;
       }
+    } catch (const nlohmann::json::exception&) {
+      // the whole text below says what is wrong, where
     }
   }
   out.json = parse_json(text);

@@ -4,10 +4,12 @@
 // on them: they are read here with std::from_chars (correctly rounded, as the strtod nlohmann calls:
 // the same numbers), the rest through nlohmann with the points array cut out. Anything unexpected
 // around them (not exactly one "points" key, not an array of arrays of JSON numbers, an integer too
-// long for a double to hold exactly) reads the whole file through nlohmann, as before.
+// long for a double to hold exactly) reads the whole file through nlohmann, as before. The training
+// metrics, which prediction never reads, are skipped by matching their brackets, not lexed.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ptp/predict/vocabulary.hpp"
@@ -19,6 +21,6 @@ struct ParsedManifest {
   std::optional<std::vector<std::vector<double>>> points;  // support.points, when read apart
 };
 // Throws what nlohmann::json::parse throws on the whole text.
-ParsedManifest parse_manifest(const std::string& text);
+ParsedManifest parse_manifest(std::string_view text);
 
 }  // namespace ptp::predict::detail

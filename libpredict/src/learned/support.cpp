@@ -134,9 +134,11 @@ SupportSpace SupportSpace::from_json(const nlohmann::json& j, const std::vector<
   const auto& pts = j.at("points");
   if (points) {  // the same checks on the points read apart
     if (points->empty()) fail("points", "expected the training runs' support points");
+    s.points_.reserve(points->size());
     for (const auto& p : *points) {
       if (p.size() != d) fail("points", count);
       std::vector<float> v;
+      v.reserve(d);
       for (double x : p) {
         if (!(std::fabs(x) <= 1e30)) fail("points", range);
         v.push_back(static_cast<float>(x));
