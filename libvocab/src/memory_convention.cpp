@@ -6,36 +6,75 @@
 
 namespace ptp::vocab {
 
+namespace {
+MemoryConvention convention(const char* id, const char* description, const char* source) {
+  MemoryConvention c;
+  c.id = id, c.description = description, c.source = source;
+  return c;
+}
+}  // namespace
+
+// One row per convention, every field named; fields a row does not name keep the defaults of
+// MemoryConvention and StackComputation.
 const std::vector<MemoryConvention>& memory_convention_table() {
   using D = StateDtype;
   using E = CrossEntropy;
   using S = SelectiveRecompute;
-  static const std::vector<MemoryConvention> table = {
-      {"master_weights", "16-bit weights and gradients, FP32 master weights and optimizer state",
-       "NVIDIA mixed-precision training guide; Apex O2; DeepSpeed ZeRO (2 + 2 + 12 bytes per parameter)",
-       D::compute, true, D::compute, D::fp32, 0, false, E::unfused, false, S::core_attention, true, true, "flash2", true, false},
-      {"megatron",
-       "16-bit weights, FP32 main gradients under BF16, FP32 master weights and optimizer state; TE FP8 weight "
-       "caches; fused cross-entropy",
-       "Megatron-LM distributed optimizer docs (bf16 param + fp32 grad: 6 + 12/d; fp16: 4 + 16/d); "
-       "Transformer Engine FP8 weight and transpose caches",
-       D::compute, true, D::fp32_unless_fp16, D::fp32, 2, false, E::fused, false, S::core_attention, true, true, "cudnn",
-       false, false},
-      {"autocast", "FP32 weights, gradients and optimizer state; 16-bit copies made per op by autocast",
-       "PyTorch torch.autocast / torch.amp; Apex O1", D::fp32, false, D::fp32, D::fp32, 0, false, E::unfused, false,
-       S::core_attention, true, true, "flash2", true, false},
-      {"fsdp", "FSDP mixed precision (FSDP1 MixedPrecision, FSDP2 MixedPrecisionPolicy): FP32 sharded weights "
-               "(they are the master), 16-bit gathered copies, FP32 reduced gradients and optimizer state; "
-               "torchtitan's per-op selective recompute; torchao float8 GEMMs stash 16-bit inputs; one grouped GEMM kernel for all experts",
-       "PyTorch FSDP MixedPrecision(param_dtype=bf16, reduce_dtype=fp32); torchtitan activation_checkpoint "
-       "selective_ac_option=op (_save_list, every second mm); torchao float8 linear (saves high-precision inputs); "
-       "torchtitan MoE GroupedExperts (torch._grouped_mm)",
-       D::fp32, false, D::fp32, D::fp32, 0, true, E::unfused, false, S::every_other_matmul, false, false, "flash2", true,
-       false},
-      {"pure", "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy; eager modules (norms, gated MLP)",
-       "litgpt precision bf16-true; torchtune dtype bf16; HF Trainer on bf16 weights without AMP", D::compute, false,
-       D::compute, D::compute, 0, false, E::unfused, true, S::core_attention, true, true, "flash2", true, true},
-  };
+  static const std::vector<MemoryConvention> table = [] {
+    std::vector<MemoryConvention> t;
+    t.reserve(8);  // each row is filled through its reference before the next is added
+    auto& master = t.emplace_back(convention(
+        "master_weights", "16-bit weights and gradients, FP32 master weights and optimizer state",
+        "NVIDIA mixed-precision training guide; Apex O2; DeepSpeed ZeRO (2 + 2 + 12 bytes per parameter)"));
+    master.params = D::compute, master.master_copy = true, master.grads = D::compute, master.optimizer_states = D::fp32;
+    master.computation.cross_entropy = E::unfused;
+    master.computation.rope_keeps_input = false;
+    master.attention_kernel = "flash2";
+
+    auto& megatron = t.emplace_back(convention(
+        "megatron",
+        "16-bit weights, FP32 main gradients under BF16, FP32 master weights and optimizer state; TE FP8 weight "
+        "caches; fused cross-entropy",
+        "Megatron-LM distributed optimizer docs (bf16 param + fp32 grad: 6 + 12/d; fp16: 4 + 16/d); "
+        "Transformer Engine FP8 weight and transpose caches"));
+    megatron.params = D::compute, megatron.master_copy = true, megatron.grads = D::fp32_unless_fp16;
+    megatron.optimizer_states = D::fp32, megatron.fp8_weight_copies = 2;
+    megatron.computation.cross_entropy = E::fused;
+    megatron.computation.repeats_kv_heads = false, megatron.computation.rope_keeps_input = false;
+    megatron.attention_kernel = "cudnn";
+
+    auto& autocast = t.emplace_back(convention(
+        "autocast", "FP32 weights, gradients and optimizer state; 16-bit copies made per op by autocast",
+        "PyTorch torch.autocast / torch.amp; Apex O1"));
+    autocast.params = D::fp32, autocast.grads = D::fp32, autocast.optimizer_states = D::fp32;
+    autocast.computation.cross_entropy = E::unfused;
+    autocast.computation.rope_keeps_input = false;
+    autocast.attention_kernel = "flash2";
+
+    auto& fsdp = t.emplace_back(convention(
+        "fsdp",
+        "FSDP mixed precision (FSDP1 MixedPrecision, FSDP2 MixedPrecisionPolicy): FP32 sharded weights "
+        "(they are the master), 16-bit gathered copies, FP32 reduced gradients and optimizer state; "
+        "torchtitan's per-op selective recompute; torchao float8 GEMMs stash 16-bit inputs; one grouped GEMM kernel for all experts",
+        "PyTorch FSDP MixedPrecision(param_dtype=bf16, reduce_dtype=fp32); torchtitan activation_checkpoint "
+        "selective_ac_option=op (_save_list, every second mm); torchao float8 linear (saves high-precision inputs); "
+        "torchtitan MoE GroupedExperts (torch._grouped_mm)"));
+    fsdp.params = D::fp32, fsdp.grads = D::fp32, fsdp.optimizer_states = D::fp32, fsdp.gathers_compute_copy = true;
+    fsdp.computation.cross_entropy = E::unfused, fsdp.computation.selective = S::every_other_matmul;
+    fsdp.computation.stashes_fp8_inputs = false, fsdp.computation.gemm_per_expert = false;
+    fsdp.computation.rope_keeps_input = false;
+    fsdp.attention_kernel = "flash2";
+
+    auto& pure = t.emplace_back(convention(
+        "pure",
+        "everything at the 16-bit dtype: weights, gradients and optimizer state, no master copy; eager modules (norms, gated MLP)",
+        "litgpt precision bf16-true; torchtune dtype bf16; HF Trainer on bf16 weights without AMP"));
+    pure.params = D::compute, pure.grads = D::compute, pure.optimizer_states = D::compute;
+    pure.computation.cross_entropy = E::unfused, pure.computation.eager_kernels = true;
+    pure.computation.rope_keeps_input = true;
+    pure.attention_kernel = "flash2";
+    return t;
+  }();
   return table;
 }
 
@@ -108,27 +147,27 @@ TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryCo
 }
 
 void apply_stack_computation(TrainingStateBytes& s, const MemoryConvention& c, const StateOverrides& o) {
-  s.cross_entropy = c.cross_entropy;
+  s.computation = c.computation;
   const auto& names = cross_entropy_names();
   for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == o.cross_entropy) s.cross_entropy = static_cast<CrossEntropy>(i);
-  s.eager_kernels = c.eager_kernels;
-  s.selective = c.selective;
-  s.stashes_fp8_inputs = c.stashes_fp8_inputs;
-  s.gemm_per_expert = c.gemm_per_expert;
-  s.repeats_kv_heads = c.repeats_kv_heads;
-  s.rope_keeps_input = c.rope_keeps_input;
+    if (names[i] == o.cross_entropy) s.computation.cross_entropy = static_cast<CrossEntropy>(i);
   s.attention_kernel = find_attention_kernel(o.attention_kernel.empty() ? c.attention_kernel : o.attention_kernel);
 }
 
+bool operator==(const StackComputation& a, const StackComputation& b) {
+  static_assert(sizeof(StackComputation) == 16, "a field joined StackComputation: compare it here too");
+  return std::tie(a.cross_entropy, a.eager_kernels, a.selective, a.stashes_fp8_inputs, a.gemm_per_expert,
+                  a.repeats_kv_heads, a.rope_keeps_input) ==
+         std::tie(b.cross_entropy, b.eager_kernels, b.selective, b.stashes_fp8_inputs, b.gemm_per_expert,
+                  b.repeats_kv_heads, b.rope_keeps_input);
+}
+
 bool operator==(const TrainingStateBytes& a, const TrainingStateBytes& b) {
-  static_assert(sizeof(TrainingStateBytes) == 88, "a field joined TrainingStateBytes: compare it here too");
+  static_assert(sizeof(TrainingStateBytes) == 80, "a field joined TrainingStateBytes: compare it here too");
   return std::tie(a.convention, a.param, a.master, a.grad, a.optimizer_state, a.forward_weight, a.fp8_weight_copies,
-                  a.cross_entropy, a.eager_kernels, a.selective, a.stashes_fp8_inputs, a.gemm_per_expert,
-                  a.attention_kernel, a.repeats_kv_heads, a.rope_keeps_input) ==
+                  a.computation, a.attention_kernel) ==
          std::tie(b.convention, b.param, b.master, b.grad, b.optimizer_state, b.forward_weight, b.fp8_weight_copies,
-                  b.cross_entropy, b.eager_kernels, b.selective, b.stashes_fp8_inputs, b.gemm_per_expert,
-                  b.attention_kernel, b.repeats_kv_heads, b.rope_keeps_input);
+                  b.computation, b.attention_kernel);
 }
 
 }  // namespace ptp::vocab

@@ -62,8 +62,8 @@ TEST_CASE("Transformer Engine runs a GEMM per local expert, torchtitan one group
     return Op{};
   };
   const auto te = resolve(job("", 1)), titan = resolve(job(grouped, 1));
-  CHECK(te.state.gemm_per_expert);
-  CHECK_FALSE(titan.state.gemm_per_expert);
+  CHECK(te.state.computation.gemm_per_expert);
+  CHECK_FALSE(titan.state.computation.gemm_per_expert);
   CHECK(expert_up(te).repeats == 16);
   CHECK(expert_up(titan).repeats == 1);
   CHECK(expert_up(te).fwd_flops == Approx(expert_up(titan).fwd_flops));

@@ -18,31 +18,31 @@ namespace {
 // FP8 recipes that keep the FP8 casts of GEMM inputs (Transformer Engine) stash those instead of the
 // 16-bit tensors.
 bool stashes_fp8_input(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
-  return p.fp8_scaling && st.stashes_fp8_inputs && op.kind == OpKind::gemm && !op.high_precision;
+  return p.fp8_scaling && st.computation.stashes_fp8_inputs && op.kind == OpKind::gemm && !op.high_precision;
 }
 // RoPE keeps only its frequencies; q and k stay alive only while another view holds the projection
 // output (litgpt's fused qkv, through the value passed to attention). Repeating grouped K/V heads
 // copies q, k and v alike (litgpt's expand + reshape), and the fused output is freed.
 bool rope_input_kept(const Op& op, const TrainingStateBytes& st) {
-  return st.rope_keeps_input && !(op.grouped_kv && st.repeats_kv_heads);
+  return st.computation.rope_keeps_input && !(op.grouped_kv && st.computation.repeats_kv_heads);
 }
 // Bytes an op stashes for backward. The loss holds the logits as the convention's cross-entropy does;
 // a fused attention kernel holds K/V at the heads the stack keeps; eager norms add the FP32 copy of
 // their input.
 double saved_bytes(const Op& op, const PrecisionPolicy& p, const TrainingStateBytes& st) {
-  if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.cross_entropy, p.activation_bytes);
+  if (op.kind == OpKind::loss) return op.saved * logits_bytes(st.computation.cross_entropy, p.activation_bytes);
   if (op.rotary && !rope_input_kept(op, st)) return 0;
-  const double kept = op.saved * (st.repeats_kv_heads ? 1 : 1 - op.repeated_kv_share);
+  const double kept = op.saved * (st.computation.repeats_kv_heads ? 1 : 1 - op.repeated_kv_share);
   double bytes = kept * (stashes_fp8_input(op, p, st) ? 1.0 : p.activation_bytes);
-  if (op.kind == OpKind::norm && !op.batch_norm && st.eager_kernels && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
-  if (st.eager_kernels) bytes += op.eager_extra_saved * p.activation_bytes;
+  if (op.kind == OpKind::norm && !op.batch_norm && st.computation.eager_kernels && p.norm_softmax_bytes < 4) bytes += op.saved * 4;
+  if (st.computation.eager_kernels) bytes += op.eager_extra_saved * p.activation_bytes;
   return bytes + op.saved_mask;
 }
 
 // The share of a fused attention kernel's stash that is its inputs q, k, v (the rest is its output),
 // with K/V at the heads the stack keeps.
 double attention_inputs_share(const Op& op, const TrainingStateBytes& st) {
-  const double repeated = st.repeats_kv_heads ? 0 : op.repeated_kv_share * op.saved;
+  const double repeated = st.computation.repeats_kv_heads ? 0 : op.repeated_kv_share * op.saved;
   return (op.elements_in - repeated) / (op.saved - repeated);
 }
 
@@ -52,8 +52,8 @@ struct Stash {
   double kept = 0, working = 0;
 };
 StashSums stash_sums(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts) {
-  const auto redone = forward_redone(s.ops, l.recompute, ts.selective);
-  const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.selective);
+  const auto redone = forward_redone(s.ops, l.recompute, ts.computation.selective);
+  const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.computation.selective);
   StashSums st;
   bool attention_output_kept = false;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
@@ -85,7 +85,7 @@ StashSums stash_sums(const Stage& s, const Layout& l, const PrecisionPolicy& p, 
 // `memo`: the shared workload's, where the stage's sums are kept (null: none).
 Stash activation_stash(const Stage& s, const Layout& l, const PrecisionPolicy& p, const TrainingStateBytes& ts,
                        StepMemo* memo) {
-  const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.selective);
+  const bool keeps_outputs = checkpoints_blocks(l.recompute, ts.computation.selective);
   StashSums sums;
   if (const StashSums* kept = memo ? memo->find_stash(s, l, p, ts) : nullptr) {
     sums = *kept;

@@ -22,7 +22,7 @@ Layout make_layout(const ResolvedJob& job) {
   l.sp = p.sequence_parallel && p.tensor > 1;
   l.sharding = j.sharding;
   l.recompute = j.activation_checkpointing;
-  l.gemm_per_expert = job.state.gemm_per_expert;
+  l.gemm_per_expert = job.state.computation.gemm_per_expert;
   l.gpus_per_node = std::max(1, job.gpus_per_node);
   l.num_gpus = j.cluster.num_gpus;
   l.microbatches = std::max(1, j.grad_accum);

@@ -24,7 +24,7 @@ StageOpSums stage_op_sums(const Stage& s, const ResolvedJob& job, const Layout& 
   std::size_t last_index = 0;  // t.layers entry of last_layer (a stage's layers are runs of ops)
   const Recompute recompute = l.recompute;
   const auto times = op_times_of(s, job, l, k);
-  const auto redone = forward_redone(s.ops, recompute, job.state.selective);
+  const auto redone = forward_redone(s.ops, recompute, job.state.computation.selective);
   // Summed by kind in arrays (a map insert per op was a tenth of a search), then kept as the map.
   std::array<double, kOpKindCount> roofline{};  // only a positive share is ever added
   for (std::size_t i = 0; i < s.ops.size(); ++i) {

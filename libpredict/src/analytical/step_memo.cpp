@@ -69,7 +69,7 @@ std::shared_ptr<const StageOpSums> StepMemo::op_sums(const Stage& s, const Workl
                                                    const Layout& l, const AnalyticalConstants& k, bool layer_names) {
   const auto table = table_of(w, job, l, k).times;
   const SumsKey key{table.get(), l.pp, l.vp, s.index, static_cast<int>(l.recompute),
-                    static_cast<int>(job.state.selective), layer_names};
+                    static_cast<int>(job.state.computation.selective), layer_names};
   const auto it = sums_.find(key);
   if (it != sums_.end()) {
     ++op_sum_lookups_.hits;

@@ -45,48 +45,57 @@ double logits_bytes(CrossEntropy ce, double activation_bytes);
 //                         order) are kept with the block input, everything else is redone.
 enum class SelectiveRecompute { core_attention, every_other_matmul };
 
-struct MemoryConvention {
-  std::string id;           // job-spec name: memory.convention
-  std::string description;
-  std::string source;       // where the layout is documented
-  StateDtype params;        // weights as the model holds them between steps
-  bool master_copy;         // a separate FP32 master copy when params are not FP32
-  StateDtype grads;         // gradient buffers (Megatron's main_grad is FP32)
-  StateDtype optimizer_states;
-  // FP8 copies kept per weight under an FP8 policy (Transformer Engine caches the FP8 weight and its
-  // transpose between micro-batches); 0 where the FP8 cast is made on the fly.
-  double fp8_weight_copies;
-  // The forward reads 16-bit copies gathered from FP32 shards (FSDP's param_dtype), not the stored
-  // weights.
-  bool gathers_compute_copy;
-  CrossEntropy cross_entropy;
+// How a convention's stack computes, apart from which copies of the state it keeps: the loss, the
+// norms, selective recompute, the FP8 stash, the expert GEMMs and the attention's stash. One part of
+// MemoryConvention and of TrainingStateBytes, copied whole from one to the other, then overridden
+// where the job names its own (StateOverrides).
+struct StackComputation {
+  CrossEntropy cross_entropy = CrossEntropy::fused;
   // Eager PyTorch modules, not fused kernels: RMSNorm/LayerNorm (HF's LlamaRMSNorm, litgpt's
   // RMSNorm) upcast their input and keep that FP32 copy for backward, besides the 16-bit input; a
   // gated MLP (F.silu(gate) * up) keeps the activation's output for the product's backward, beside
   // gate and up (Op::eager_extra_saved), where a fused SwiGLU recomputes it.
-  bool eager_kernels;
-  SelectiveRecompute selective;
+  bool eager_kernels = false;
+  SelectiveRecompute selective = SelectiveRecompute::core_attention;
   // Under an FP8 policy the GEMMs stash their FP8 input casts for backward (Transformer Engine);
   // false where they stash the 16-bit inputs and re-cast them in backward (torchao float8).
-  bool stashes_fp8_inputs;
+  bool stashes_fp8_inputs = true;
   // A routed MLP's grouped GEMMs run as one kernel per local expert: Transformer Engine's
   // GroupedLinear issues one cuBLAS GEMM per expert (transformer_engine/pytorch/cpp_extensions/gemm.py
   // general_grouped_gemm), HF and DeepSpeed loop over experts in Python. False where one grouped
   // kernel runs them all (torchtitan's torch._grouped_mm). Small experts then pay a kernel's latency
   // and launch each.
-  bool gemm_per_expert;
-  // The fused-attention kernel family the convention's stacks run (attention_kernel.hpp).
-  std::string attention_kernel;
+  bool gemm_per_expert = true;
   // GQA/MQA: the stack repeats the K/V heads to the query heads before the attention kernel, which
   // keeps the repeated copies (HF's and torchtitan's repeat_kv, litgpt's expand + reshape); false
   // where the kernel is given the KV heads (Transformer Engine's num_gqa_groups).
-  bool repeats_kv_heads;
+  bool repeats_kv_heads = true;
   // The rotary embedding's input, the projection output holding q and k, stays alive to the backward
   // (RoPE itself keeps only its frequencies): litgpt's fused qkv does, through the value it passes to
   // attention as a view of it, unless repeating grouped K/V heads copies q, k and v (GQA/MQA). False
   // where the projections are separate tensors (HF, torchtitan) or Transformer Engine copies the
   // value contiguous.
-  bool rope_keeps_input;
+  bool rope_keeps_input = true;
+};
+bool operator==(const StackComputation& a, const StackComputation& b);
+
+struct MemoryConvention {
+  std::string id;           // job-spec name: memory.convention
+  std::string description;
+  std::string source;       // where the layout is documented
+  StateDtype params = StateDtype::compute;  // weights as the model holds them between steps
+  bool master_copy = false;  // a separate FP32 master copy when params are not FP32
+  StateDtype grads = StateDtype::compute;  // gradient buffers (Megatron's main_grad is FP32)
+  StateDtype optimizer_states = StateDtype::fp32;
+  // FP8 copies kept per weight under an FP8 policy (Transformer Engine caches the FP8 weight and its
+  // transpose between micro-batches); 0 where the FP8 cast is made on the fly.
+  double fp8_weight_copies = 0;
+  // The forward reads 16-bit copies gathered from FP32 shards (FSDP's param_dtype), not the stored
+  // weights.
+  bool gathers_compute_copy = false;
+  StackComputation computation;
+  // The fused-attention kernel family the convention's stacks run (attention_kernel.hpp).
+  std::string attention_kernel = "flash2";
 };
 
 const std::vector<MemoryConvention>& memory_convention_table();
@@ -115,22 +124,15 @@ struct TrainingStateBytes {
   double param = 4, master = 0, grad = 4, optimizer_state = 4;  // optimizer_state: per state tensor
   double forward_weight = 4;  // weights as the forward reads them (embedding lookups)
   double fp8_weight_copies = 0;                                 // bytes per weight
-  CrossEntropy cross_entropy = CrossEntropy::fused;
-  bool eager_kernels = false;
-  SelectiveRecompute selective = SelectiveRecompute::core_attention;
-  bool stashes_fp8_inputs = true;
-  bool gemm_per_expert = true;
+  StackComputation computation;                       // the convention's, with the job's overrides
   const AttentionKernel* attention_kernel = nullptr;  // never null once resolved
-  bool repeats_kv_heads = true;
-  bool rope_keeps_input = true;
 };
 // Every field equal (caches of what the state determines compare it whole).
 bool operator==(const TrainingStateBytes& a, const TrainingStateBytes& b);
 TrainingStateBytes training_state_bytes(const PrecisionPolicy& p, const MemoryConvention& c,
                                         const StateOverrides& overrides = {});
-// How the convention's stack computes (loss, norms, selective recompute, FP8 stash, expert GEMMs,
-// attention stash and kernel), apart from which state copies it keeps: an FSDP convention implied by
-// the sharding takes these from the precision's default convention.
+// The convention's StackComputation and attention kernel, with the job's overrides: an FSDP
+// convention implied by the sharding takes these from the precision's default convention.
 void apply_stack_computation(TrainingStateBytes& s, const MemoryConvention& c, const StateOverrides& overrides);
 
 }  // namespace ptp::vocab
