@@ -8,6 +8,7 @@
 #include "ptp/predict/learned/features.hpp"
 #include "ptp/train/flatten_xgboost.hpp"
 #include "ptp/vocab/error.hpp"
+#include "ptp/vocab/math_mode.hpp"
 #include "trainer_levels.hpp"
 
 #include "ptp/train/vocabulary.hpp"
@@ -44,7 +45,7 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
     if (!g) { ++skipped[skip_reason_for_gpu(r.gpu)]; continue; }
     OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes, r.dtype};
     if (!is_gemm_class(shape)) shape.math = "fp32";
-    if (shape.math == "bf16") shape.math = "fp16";
+    if (const MathMode* mode = find_math_mode(shape.math)) shape.math = mode->trains_as;
     if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
     const double bound = op_analytical_seconds(shape, *g);
     if (!(bound > 0)) { ++skipped["no roofline bound"]; continue; }

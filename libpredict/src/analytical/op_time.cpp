@@ -4,6 +4,8 @@
 
 #include "ptp/predict/analytical.hpp"
 
+#include "ptp/vocab/math_mode.hpp"
+
 #include "ptp/predict/vocabulary.hpp"
 
 namespace ptp::predict {
@@ -95,12 +97,12 @@ double tensor_core_power_derating(const GpuSpec& g, const AnalyticalConstants& k
 }
 
 double gemm_peak_flops(const GpuSpec& g, const std::string& math) {
-  return g.peak_flops(math) * (math == "fp32" ? g.simt_fp32_gemm_share() : 1.0);
+  return g.peak_flops(math) * (math_mode(math).fp32_simt() ? g.simt_fp32_gemm_share() : 1.0);
 }
 
 double tensor_core_emax(double base_emax, double n, double k_dim, const std::string& math, const GpuSpec& g,
                         const AnalyticalConstants& k) {
-  const double multiple = (math == "fp8" || math == "fp4") ? 16 : (math == "tf32" ? 4 : 8);
+  const double multiple = math_mode(math).alignment_elements;
   const bool aligned = std::fmod(n, multiple) == 0 && std::fmod(k_dim, multiple) == 0;
   return base_emax * (aligned ? 1.0 : k.misaligned_tensor_core_factor) * tensor_core_power_derating(g, k);
 }
@@ -151,14 +153,15 @@ OpTime analytical_op_time(const Op& op, const ResolvedJob& job, const Analytical
     case OpKind::conv:
     case OpKind::rnn: {
       const std::string math = op_math_mode(op, job);
-      const bool tensor_core = math != "fp32" && math != "fp16_nontensor";
+      const MathMode& mode = math_mode(math);
+      const bool tensor_core = mode.tensor_core;
       peak = gemm_peak_flops(g, gemm_rate_math(op, job, math));
-      const double io = tensor_core || math == "fp16_nontensor" ? op_element_bytes(op, job) : 4.0;
+      const double io = mode.fp32_simt() ? 4.0 : op_element_bytes(op, job);
       fwd_bytes = (op.elements_in + op.elements_out + op.params) * io;
       // cuDNN's 16-bit tensor-core conv kernels work channels-last: on a channels-first (NCHW) tensor
       // each conv transposes its input in and its output back, two extra read+write passes. TF32 and
       // FP32 convs have native NCHW kernels (charging TF32 too made NCHW TF32 rows 1.3-1.5x too slow).
-      if (op.kind == OpKind::conv && (math == "fp16" || math == "bf16") && channels_first(job.job) && !depthwise(op))
+      if (op.kind == OpKind::conv && mode.tensor_core_16bit() && channels_first(job.job) && !depthwise(op))
         transpose_bytes = 2 * (op.elements_in + op.elements_out) * p.gemm_io_bytes;
       // Convs run as implicit GEMMs and share the GEMM efficiency; what costs them more (NCHW
       // transposes, depthwise stencils) is charged separately.

@@ -5,6 +5,8 @@
 
 #include "ptp/predict/analytical.hpp"
 
+#include "ptp/vocab/math_mode.hpp"
+
 #include "ptp/predict/vocabulary.hpp"
 
 namespace ptp::predict {
@@ -168,7 +170,8 @@ double op_analytical_seconds(const OpShape& op, const GpuSpec& gpu) {
   const AnalyticalConstants k;
   if (!is_gemm_class(op)) return saturating_kernel_seconds(op.flops, op.bytes, 0, 0, k.memory_emax, gpu, k);
   const std::string math = gpu.has_math(op.math) ? op.math : "fp32";
-  const bool tensor_core = math != "fp32";
+  // fp16_nontensor is timed on the tensor-core curves here, as the kernel rows were fitted.
+  const bool tensor_core = !math_mode(math).fp32_simt();
   double emax = op.op_class == "batched_gemm" ? k.attention_emax : (tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax);
   if (tensor_core) emax = tensor_core_emax(emax, op.n, op.k, math, gpu, k);
   return saturating_kernel_seconds(op.flops, op.bytes, gemm_peak_flops(gpu, math), emax, k.memory_emax, gpu, k);
@@ -177,7 +180,8 @@ double op_analytical_seconds(const OpShape& op, const GpuSpec& gpu) {
 std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu) {
   const double peak = gpu.has_math(op.math) ? gpu.peak_flops(op.math) : gpu.peak_flops("fp32");
   const double bw = gpu.bandwidth_bytes_per_s();
-  const bool tensor_core = op.math != "fp32";
+  const MathMode* mode = find_math_mode(op.math);
+  const bool tensor_core = !(mode && mode->fp32_simt());
   const double multiple = tensor_core ? 8 : 1;
   const bool aligned = std::fmod(op.n, multiple) == 0 && std::fmod(op.k, multiple) == 0;
   // Output tiles of 128x128 per SM: how many waves the GEMM needs (partial waves waste the GPU).

@@ -5,12 +5,17 @@
 #include <cmath>
 #include <cstring>
 
+#include "ptp/vocab/math_mode.hpp"
+
 #include "ptp/predict/vocabulary.hpp"
 
 namespace ptp::predict {
 
 namespace {
-std::string trained_math(const std::string& math) { return math == "bf16" ? "fp16" : math; }
+std::string trained_math(const std::string& math) {
+  const MathMode* mode = find_math_mode(math);
+  return mode ? mode->trains_as : math;
+}
 
 // Sweeps and repeated layers ask for the same feature rows over and over; the caches key a row by
 // its bytes and are dropped whole when they grow past this.
@@ -45,7 +50,7 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
   if (op.repeats > 1) return false;
   if (cls == "gemm" || cls == "batched_gemm") {
     const std::string math = op_math_mode(op, job);
-    const double io = math == "fp32" ? 4.0 : op_element_bytes(op, job);
+    const double io = math_mode(math).fp32_simt() ? 4.0 : op_element_bytes(op, job);
     auto gemm = [&](double m, double n, double k) {
       OpShape s{cls, m, n, k, op.batch, 2 * m * n * k * op.batch, (m * k + k * n + m * n) * op.batch * io, math};
       launches.push_back(s);
