@@ -31,7 +31,8 @@ struct OpTrainingSet {
 
 OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus, std::map<std::string, int>& skipped) {
   OpTrainingSet s;
-  static const std::set<std::string> classes{"gemm", "batched_gemm", "elementwise", "layernorm", "softmax"};
+  static const std::set<OpClass> classes{OpClass::gemm, OpClass::batched_gemm, OpClass::elementwise, OpClass::layernorm,
+                                         OpClass::softmax};
   // The op tables sweep shapes densely; every `stride`-th row keeps the shape coverage at a fraction
   // of the training time (the selection is deterministic).
   const std::size_t stride = std::max<std::size_t>(1, ops.rows.size() / kMaxOpRows);
@@ -40,13 +41,16 @@ OpTrainingSet op_training_set(const Table<OpRecord>& ops, const GpuCatalog& gpus
             " op rows are trained on)"] += static_cast<int>(ops.rows.size() - (ops.rows.size() + stride - 1) / stride);
   for (std::size_t i = 0; i < ops.rows.size(); i += stride) {
     const auto& r = ops.rows[i];
-    if (!classes.count(r.op_class)) { ++skipped["op class not modelled (" + r.op_class + ")"]; continue; }
+    if (!classes.count(r.op_class)) {
+      ++skipped[std::string("op class not modelled (") + name_of(op_class_names(), r.op_class) + ")"];
+      continue;
+    }
     const GpuSpec* g = gpus.find(r.gpu);
     if (!g) { ++skipped[skip_reason_for_gpu(r.gpu)]; continue; }
     OpShape shape{r.op_class, r.m, r.n, r.k, std::max(1.0, r.batch), r.flops, r.bytes, r.dtype};
     if (!is_gemm_class(shape)) shape.math = "fp32";
     if (const MathMode* mode = find_math_mode(shape.math)) shape.math = mode->trains_as;
-    if (shape.op_class != "gemm" && shape.op_class != "batched_gemm" && shape.m == 0) shape.m = r.bytes / 4;
+    if (!is_gemm_class(shape) && shape.m == 0) shape.m = r.bytes / 4;
     const double bound = op_analytical_seconds(shape, *g);
     if (!(bound > 0)) { ++skipped["no roofline bound"]; continue; }
     s.x.add_row(op_features(shape, *g));

@@ -346,7 +346,7 @@ Table<OpRecord> load_ops(const std::string& path) {
     OpRecord r;
     r.line = row.line;
     r.source = csv.text(row, "source");
-    r.op_class = csv.text(row, "op_class");
+    r.op_class = csv.named(row, "op_class", op_class_names());
     r.dtype = csv.text(row, "dtype_compute").empty() ? csv.text(row, "dtype_in") : csv.text(row, "dtype_compute");
     r.gpu = csv.text(row, "gpu");
     r.time_s = csv.positive(row, "time_s");

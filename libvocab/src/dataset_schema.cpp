@@ -1,5 +1,7 @@
 #include "ptp/vocab/dataset_schema.hpp"
 
+#include "ptp/vocab/op_class.hpp"
+
 namespace ptp::vocab {
 
 std::vector<std::string> TableSchema::column_names() const {
@@ -16,15 +18,14 @@ std::vector<std::string> TableSchema::required_names() const {
 }
 
 const TableSchema& ops_schema() {
+  static const std::string op_classes = joined_names(names_of(op_class_names()));
   static const TableSchema s{
       "ops",
       {
           {"point_id", "", true, "stable unique id of the sweep point (or source row)"},
           {"source", "", true, "dataset source (neusight, vidur, ptp-profile, ...)"},
           {"source_ref", "", false, "repo@commit:path[:line] or profiler run id"},
-          {"op_class", "", true,
-           "gemm | batched_gemm | conv_fwd | conv_bwd_data | conv_bwd_filter | elementwise | layernorm | softmax | "
-           "reduction | embedding | optimizer | loss_scale | cast | memcpy"},
+          {"op_class", "", true, op_classes.c_str()},
           {"op_name", "", false, "specific kernel/op name (gelu, adamw_fused, ...)"},
           {"m", "", false, "GEMM M (rows of the output)"},
           {"n", "", false, "GEMM N"},

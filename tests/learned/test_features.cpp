@@ -95,7 +95,7 @@ TEST_CASE("the aggregator sees the busy step's MFU against the policy's own peak
 TEST_CASE("op and collective features: roofline and ring bounds", "[features]") {
   static const Catalogs catalogs(std::string(PTP_SOURCE_DIR) + "/configs");
   const auto& a100 = catalogs.gpus().get("a100-sxm4-80gb", "");
-  OpShape gemm{"gemm", 4096, 4096, 4096, 1, 2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2, "fp16"};
+  OpShape gemm{OpClass::gemm, 4096, 4096, 4096, 1, 2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2, "fp16"};
   CHECK(op_roofline_seconds(gemm, a100) == Approx(gemm.flops / 312e12));
   CHECK(op_features(gemm, a100).size() == op_feature_names().size());
   CollectiveShape c{1e9, 8, 1, 8};

@@ -14,7 +14,7 @@ const Catalogs& catalogs() {
 }
 OpShape gemm(const std::string& math) {
   OpShape s;
-  s.op_class = "gemm";
+  s.op_class = OpClass::gemm;
   s.m = 8192, s.n = 4096, s.k = 4096, s.math = math;
   s.flops = 2 * s.m * s.n * s.k;
   s.bytes = 2 * (s.m * s.k + s.k * s.n + s.m * s.n);
@@ -22,7 +22,7 @@ OpShape gemm(const std::string& math) {
 }
 OpShape elementwise() {
   OpShape s;
-  s.op_class = "elementwise";
+  s.op_class = OpClass::elementwise;
   s.m = 8192 * 4096, s.math = "fp16", s.bytes = 3 * 2 * s.m, s.flops = s.m;
   return s;
 }

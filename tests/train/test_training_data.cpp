@@ -209,3 +209,24 @@ TEST_CASE("published LLM runs are read as their framework ran them, as the LLM e
   // A row naming its model only in the notes.
   CHECK(load_one({{"model", ""}, {"notes", "source canonical id: llama3-8b; NeMo 26.04 container"}}).model == "llama3-8b");
 }
+
+TEST_CASE("an ops row naming a class outside the op-class table is refused with its line", "[training_data]") {
+  std::string header, row;
+  const std::map<std::string, std::string> v = {{"point_id", "p1"},      {"source", "neusight"},
+                                                {"op_class", "matmul"},  {"dtype_in", "fp16"},
+                                                {"gpu", "a100-sxm4-80gb"}, {"time_s", "0.001"},
+                                                {"status", "ok"},        {"m", "64"}};
+  for (const auto& c : ops_schema().column_names()) {
+    header += (header.empty() ? "" : ",") + c;
+    row += (row.empty() ? "" : ",") + (v.count(c) ? v.at(c) : std::string());
+  }
+  const auto path = ptp::test::write_temp_file("ops.csv", header + "\n" + row + "\n");
+  std::string error;
+  try {
+    load_ops(path);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  CHECK_THAT(error, Catch::Contains("ops.csv:2") && Catch::Contains("op_class") &&
+                        Catch::Contains("expected gemm | batched_gemm") && Catch::Contains("'matmul'"));
+}

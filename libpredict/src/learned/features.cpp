@@ -162,7 +162,7 @@ double op_roofline_seconds(const OpShape& op, const GpuSpec& gpu) {
   return std::max(op.flops / peak, op.bytes / gpu.bandwidth_bytes_per_s());
 }
 
-bool is_gemm_class(const OpShape& op) { return op.op_class == "gemm" || op.op_class == "batched_gemm"; }
+bool is_gemm_class(const OpShape& op) { return is_gemm_class(op.op_class); }
 
 // The analytical predictor's kernel time for the shape (op_time.cpp's efficiency curves at the
 // default constants, tensor-core power derating and misalignment included): the compute model's base.
@@ -172,7 +172,7 @@ double op_analytical_seconds(const OpShape& op, const GpuSpec& gpu) {
   const std::string math = gpu.has_math(op.math) ? op.math : "fp32";
   // fp16_nontensor is timed on the tensor-core curves here, as the kernel rows were fitted.
   const bool tensor_core = !math_mode(math).fp32_simt();
-  double emax = op.op_class == "batched_gemm" ? k.attention_emax : (tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax);
+  double emax = op.op_class == OpClass::batched_gemm ? k.attention_emax : (tensor_core ? k.gemm_tc_emax : k.gemm_simt_emax);
   if (tensor_core) emax = tensor_core_emax(emax, op.n, op.k, math, gpu, k);
   return saturating_kernel_seconds(op.flops, op.bytes, gemm_peak_flops(gpu, math), emax, k.memory_emax, gpu, k);
 }
@@ -186,9 +186,9 @@ std::vector<float> op_features(const OpShape& op, const GpuSpec& gpu) {
   const bool aligned = std::fmod(op.n, multiple) == 0 && std::fmod(op.k, multiple) == 0;
   // Output tiles of 128x128 per SM: how many waves the GEMM needs (partial waves waste the GPU).
   const double tiles = std::ceil(std::max(op.m, 1.0) / 128) * std::ceil(std::max(op.n, 1.0) / 128) * std::max(op.batch, 1.0);
-  return {op.op_class == "gemm" ? 1.f : 0.f, op.op_class == "batched_gemm" ? 1.f : 0.f,
-          op.op_class == "elementwise" ? 1.f : 0.f, op.op_class == "layernorm" ? 1.f : 0.f,
-          op.op_class == "softmax" ? 1.f : 0.f, lg(op.flops + 1), lg(op.bytes + 1), lg((op.flops + 1) / (op.bytes + 1)),
+  auto is = [&](OpClass c) { return op.op_class == c ? 1.f : 0.f; };
+  return {is(OpClass::gemm), is(OpClass::batched_gemm), is(OpClass::elementwise), is(OpClass::layernorm),
+          is(OpClass::softmax), lg(op.flops + 1), lg(op.bytes + 1), lg((op.flops + 1) / (op.bytes + 1)),
           lg(op.m + 1), lg(op.n + 1), lg(op.k + 1), lg(op.batch), aligned ? 1.f : 0.f, tensor_core ? 1.f : 0.f, lg(peak),
           lg(bw), lg(peak / bw),
           lg(op_roofline_seconds(op, gpu)), op.flops / peak > op.bytes / bw ? 1.f : 0.f, lg(tiles / gpu.sms)};

@@ -31,13 +31,13 @@ std::string measured_key(const std::string& gpu_id, const OpShape& shape) {
 
 bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vector<OpShape>& launches) {
   launches.clear();
-  std::string cls;
+  OpClass cls = OpClass::gemm;
   switch (op.kind) {
-    case OpKind::gemm: cls = "gemm"; break;
-    case OpKind::attention_bmm: cls = "batched_gemm"; break;
-    case OpKind::norm: cls = "layernorm"; break;
-    case OpKind::softmax: cls = "softmax"; break;
-    case OpKind::elementwise: cls = "elementwise"; break;
+    case OpKind::gemm: cls = OpClass::gemm; break;
+    case OpKind::attention_bmm: cls = OpClass::batched_gemm; break;
+    case OpKind::norm: cls = OpClass::layernorm; break;
+    case OpKind::softmax: cls = OpClass::softmax; break;
+    case OpKind::elementwise: cls = OpClass::elementwise; break;
     // No kernel timings of these in the training data: the roofline answers them.
     case OpKind::fused_attention:
     case OpKind::conv:
@@ -48,7 +48,7 @@ bool op_shape_of(const Op& op, const ResolvedJob& job, bool backward, std::vecto
       return false;
   }
   if (op.repeats > 1) return false;
-  if (cls == "gemm" || cls == "batched_gemm") {
+  if (is_gemm_class(cls)) {
     const std::string math = op_math_mode(op, job);
     const double io = math_mode(math).fp32_simt() ? 4.0 : op_element_bytes(op, job);
     auto gemm = [&](double m, double n, double k) {
@@ -89,11 +89,9 @@ LearnedMemo::LaunchKey launch_key(const OpShape& s, const GpuSpec* gpu) {
   key.gpu = gpu;
   const double v[6] = {s.m, s.n, s.k, s.batch, s.flops, s.bytes};
   std::memcpy(key.shape, v, sizeof v);
-  key.valid = s.op_class.size() < sizeof key.op_class && s.math.size() < sizeof key.math;
-  if (key.valid) {
-    std::memcpy(key.op_class, s.op_class.data(), s.op_class.size());
-    std::memcpy(key.math, s.math.data(), s.math.size());
-  }
+  key.op_class = s.op_class;
+  key.valid = s.math.size() < sizeof key.math;
+  if (key.valid) std::memcpy(key.math, s.math.data(), s.math.size());
   return key;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ptp/predict/job_spec.hpp"
+#include "ptp/vocab/op_class.hpp"
 
 #include "ptp/train/vocabulary.hpp"
 
@@ -27,7 +28,9 @@ struct RunRecord {
 
 struct OpRecord {
   int line = 0;
-  std::string source, op_class, dtype, gpu;
+  std::string source;
+  OpClass op_class = OpClass::gemm;
+  std::string dtype, gpu;
   double m = 0, n = 0, k = 0, batch = 1, flops = 0, bytes = 0, time_s = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/prediction.hpp"
 #include "ptp/predict/resolved_job.hpp"
+#include "ptp/vocab/op_class.hpp"
 
 #include "ptp/predict/vocabulary.hpp"
 
@@ -51,7 +52,7 @@ AggregatorRowValues aggregator_features(const ResolvedJob& job, const Prediction
 
 // Compute model: one kernel.
 struct OpShape {
-  std::string op_class;  // gemm | batched_gemm | elementwise | layernorm | softmax
+  OpClass op_class = OpClass::gemm;  // gemm | batched_gemm | elementwise | layernorm | softmax
   double m = 0, n = 0, k = 0, batch = 1, flops = 0, bytes = 0;
   std::string math;      // fp32 | tf32 | fp16 | bf16 | fp8
 };

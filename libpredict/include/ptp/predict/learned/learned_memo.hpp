@@ -12,6 +12,7 @@
 
 #include "ptp/predict/learned/support.hpp"
 #include "ptp/predict/learned/unsharded_rows.hpp"
+#include "ptp/vocab/op_class.hpp"
 
 #include "ptp/predict/vocabulary.hpp"
 
@@ -28,8 +29,9 @@ class LearnedMemo {
   struct LaunchKey {
     const GpuSpec* gpu;
     double shape[6];  // m, n, k, batch, flops, bytes
-    char op_class[16], math[8];
-    bool valid;  // names fit the arrays (always, for the classes and maths op_shape_of makes)
+    OpClass op_class;
+    char math[8];
+    bool valid;  // the math's name fits the array (always, for the maths op_shape_of makes)
     bool operator==(const LaunchKey& o) const;
   };
   struct LaunchKeyHash {
