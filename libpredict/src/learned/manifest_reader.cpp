@@ -144,22 +144,33 @@ struct Cut {
   const char* stand_in = "";
 };
 
+struct Cuts {
+  std::vector<Cut> spans;  // in text order
+  bool points = false, metrics = false;
+  std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const Cut& c : spans) n += c.end - c.begin;
+    return n;
+  }
+};
+
 // support.points (read with from_chars into `points`) and the top-level metrics (skipped), when
 // each stands where it is expected to.
-std::vector<Cut> cuts_of(std::string_view text, std::vector<std::vector<double>>& points) {
-  std::vector<Cut> cuts;
+Cuts cuts_of(std::string_view text, std::vector<std::vector<double>>& points) {
+  Cuts cuts;
   const std::size_t points_at = only_key(text, "\"points\"");
   if (points_at != std::string_view::npos) {
     PointsReader reader(text, points_at);
-    if (reader.points(points)) cuts.push_back({points_at, reader.at(), "[]"});
+    if (reader.points(points)) cuts.spans.push_back({points_at, reader.at(), "[]"}), cuts.points = true;
   }
   const std::size_t metrics_at = only_key(text, "\"metrics\"");
   if (metrics_at != std::string_view::npos) {
     const std::size_t end = skip_container(text, metrics_at);
-    if (end != std::string_view::npos) cuts.push_back({metrics_at, end, "null"});
+    if (end != std::string_view::npos) cuts.spans.push_back({metrics_at, end, "null"}), cuts.metrics = true;
   }
-  std::sort(cuts.begin(), cuts.end(), [](const Cut& a, const Cut& b) { return a.begin < b.begin; });
-  if (cuts.size() == 2 && cuts[0].end > cuts[1].begin) cuts.clear();  // one inside the other: read it all
+  auto& spans = cuts.spans;
+  std::sort(spans.begin(), spans.end(), [](const Cut& a, const Cut& b) { return a.begin < b.begin; });
+  if (spans.size() == 2 && spans[0].end > spans[1].begin) return {};  // one inside the other: read it all
   return cuts;
 }
 
@@ -168,14 +179,12 @@ std::vector<Cut> cuts_of(std::string_view text, std::vector<std::vector<double>>
 ParsedManifest parse_manifest(std::string_view text) {
   ParsedManifest out;
   std::vector<std::vector<double>> points;
-  const std::vector<Cut> cuts = cuts_of(text, points);
-  const bool points_cut = std::any_of(cuts.begin(), cuts.end(), [](const Cut& c) { return *c.stand_in == '['; });
-  const bool metrics_cut = std::any_of(cuts.begin(), cuts.end(), [](const Cut& c) { return *c.stand_in == 'n'; });
-  if (!cuts.empty()) {
+  const Cuts cuts = cuts_of(text, points);
+  if (!cuts.spans.empty()) {
     std::string rest;
-    rest.reserve(text.size() - (cuts.back().end - cuts.front().begin) + 8);
+    rest.reserve(text.size() - cuts.bytes() + 8);
     std::size_t from = 0;
-    for (const Cut& c : cuts) {
+    for (const Cut& c : cuts.spans) {
       rest.append(text.substr(from, c.begin - from)).append(c.stand_in);
       from = c.end;
     }
@@ -185,12 +194,12 @@ ParsedManifest parse_manifest(std::string_view text) {
       nlohmann::json j = parse_json(rest, &top_metrics);
       // Each cut must have been what it stands for: support.points (now the one empty array there)
       // and the top level's metrics.
-      const bool points_ok = !points_cut || (j.is_object() && j.contains("support") && j.at("support").is_object() &&
+      const bool points_ok = !cuts.points || (j.is_object() && j.contains("support") && j.at("support").is_object() &&
                                              j.at("support").contains("points") &&
                                              j.at("support").at("points") == nlohmann::json::array());
-      if (points_ok && (!metrics_cut || top_metrics)) {
+      if (points_ok && (!cuts.metrics || top_metrics)) {
         out.json = std::move(j);
-        if (points_cut) out.points = std::move(points);
+        if (cuts.points) out.points = std::move(points);
         return out;
       }
     } catch (const nlohmann::json::exception&) {
